@@ -1,0 +1,91 @@
+// Shared-memory transport between the ranks of one host. The daemon creates
+// one memfd per host (inherited, never named: nothing can be left in
+// /dev/shm) and one eventfd doorbell per local rank. The segment holds a
+// control block per local rank and one SPSC ring per ordered pair.
+//
+// Sleeping: a receiver about to block sets its `sleeping` word, re-checks its
+// rings, and only then waits on its doorbell; a sender rings the doorbell
+// only when that word is set, so an awake receiver costs senders no syscall.
+#pragma once
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "base/err.hpp"
+#include "transport/frame.hpp"
+#include "transport/shm_ring.hpp"
+
+namespace ftmpi::transport {
+
+struct ShmConfig {
+  int memfd = -1;
+  int my_local = 0;
+  std::vector<int32_t> local_slots;  // slot of each local index
+  std::vector<int> doorbells;        // eventfd of each local index
+  uint64_t ring_bytes = 0;           // 0: choose from the number of local ranks
+};
+
+struct alignas(64) RankCtl {
+  std::atomic<uint32_t> sleeping;
+  std::atomic<int32_t> pid;
+};
+
+class ShmTransport {
+ public:
+  ShmTransport() = default;
+  ~ShmTransport();
+  ShmTransport(const ShmTransport&) = delete;
+  ShmTransport& operator=(const ShmTransport&) = delete;
+
+  static uint64_t default_ring_bytes(size_t nlocal);
+  static uint64_t segment_size(size_t nlocal, uint64_t ring_bytes);
+
+  Err init(const ShmConfig& cfg);
+  void shutdown();
+  bool active() const { return base_ != nullptr; }
+  int nlocal() const { return static_cast<int>(slots_.size()); }
+  int my_local() const { return me_; }
+  int32_t slot_of(int local) const { return slots_[static_cast<size_t>(local)]; }
+  pid_t pid_of(int local) const { return ctl(local)->pid.load(std::memory_order_relaxed); }
+  uint64_t max_payload(size_t hlen) const { return writers_.empty() ? 0 : ring_bytes_ / 2 - kRecHdr - align8(hlen); }
+
+  // Sending to local index `peer`: reserve() returns the record to fill
+  // (header at hdr_ptr, payload at payload_ptr) or nullptr when the ring is
+  // full (the reader will ring our doorbell once it frees space).
+  uint8_t* reserve(int peer, size_t hlen, size_t plen);
+  static uint8_t* hdr_ptr(uint8_t* rec) { return rec + kRecHdr; }
+  static uint8_t* payload_ptr(uint8_t* rec, size_t hlen) { return rec + kRecHdr + align8(hlen); }
+  void commit(int peer, uint8_t* rec, size_t hlen, size_t plen);
+  // Payload bytes a frame with this header could carry right now (pipelining).
+  uint64_t writable_payload(int peer, size_t hlen) { return writer(peer).writable_payload(hlen); }
+
+  // Delivers every queued frame to the sink; returns how many.
+  int poll(Sink& sink);
+  // Sleep protocol: returns false if frames are already waiting (do not sleep).
+  bool prepare_sleep();
+  void end_sleep();
+  int doorbell_fd() const { return doorbells_.empty() ? -1 : doorbells_[static_cast<size_t>(me_)]; }
+  // Forget everything queued from / to a local peer whose process was replaced.
+  void reset_peer(int peer);
+
+ private:
+  RankCtl* ctl(int local) const;
+  RingCtl* ring_ctl(int from, int to) const;
+  uint8_t* ring_data(int from, int to) const;
+  RingWriter& writer(int peer) { return writers_[static_cast<size_t>(peer)]; }
+  void ring_doorbell(int peer);
+
+  uint8_t* base_ = nullptr;
+  size_t size_ = 0;
+  uint64_t ring_bytes_ = 0;
+  int me_ = 0;
+  std::vector<int32_t> slots_;
+  std::vector<int> doorbells_;
+  std::vector<RingWriter> writers_;  // index: destination local index
+  std::vector<RingReader> readers_;  // index: source local index
+  std::vector<int> peers_;           // local indices other than me, polling order
+};
+
+}  // namespace ftmpi::transport

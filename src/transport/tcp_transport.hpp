@@ -1,0 +1,75 @@
+// TCP transport between hosts. Non-blocking sockets in one epoll set whose
+// fd the progress engine sleeps on. Every connection runs the job-secret
+// handshake (base/auth.hpp) and then an IDENT frame before any data frame.
+//
+// Each process sends to a peer only on the connection it opened itself and
+// receives on the connections peers opened: there is no simultaneous-connect
+// race to resolve, and one connection per direction keeps per-pair FIFO.
+// Wire: u32 payload_length | u16 header_length | u16 kind | header | payload.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/auth.hpp"
+#include "base/err.hpp"
+#include "base/proc_id.hpp"
+#include "transport/frame.hpp"
+
+namespace ftmpi::transport {
+
+class TcpTransport {
+ public:
+  static constexpr size_t kMaxFrame = 64u << 20;
+
+  TcpTransport() = default;
+  ~TcpTransport();
+  TcpTransport(const TcpTransport&) = delete;
+  TcpTransport& operator=(const TcpTransport&) = delete;
+
+  Err init(const std::string& bind_addr, const auth::Secret& secret, ProcId self);
+  void shutdown();
+  const std::string& addr() const { return addr_; }
+  uint16_t port() const { return port_; }
+  // Readable whenever some socket needs attention; for the engine's epoll set.
+  int epoll_fd() const { return epfd_; }
+
+  void set_peer(int32_t slot, const std::string& addr, uint16_t port);
+  // Never blocks: what the socket does not take now is copied and queued.
+  void send(int32_t slot, const void* hdr, size_t hlen, const void* payload, size_t plen);
+  size_t queued_bytes(int32_t slot) const;
+  int poll(Sink& sink);
+  // Closes both directions with this peer (it died or was replaced).
+  void drop_peer(int32_t slot);
+
+ private:
+  struct Conn;
+  struct PeerAddr {
+    std::string addr;
+    uint16_t port = 0;
+  };
+  Conn* connect_to(int32_t slot);
+  void accept_all();
+  void on_event(Conn& c, uint32_t events, Sink& sink);
+  bool flush(Conn& c);
+  bool parse_frames(Conn& c, Sink& sink);
+  void update_interest(Conn& c);
+  void fail(Conn& c, Sink* sink, const char* why);
+  void reap();
+
+  ProcId self_;
+  auth::Secret secret_{};
+  std::string addr_;
+  uint16_t port_ = 0;
+  int listen_fd_ = -1;
+  int epfd_ = -1;
+  std::unordered_map<int32_t, PeerAddr> peers_;
+  std::unordered_map<int32_t, Conn*> out_;  // my connection to each peer
+  std::vector<std::unique_ptr<Conn>> conns_;
+  std::vector<int32_t> lost_;  // peers whose connection broke outside poll()
+  bool need_reap_ = false;
+};
+
+}  // namespace ftmpi::transport
