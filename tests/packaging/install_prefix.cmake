@@ -1,0 +1,30 @@
+# `cmake --install` of the build tree into a fresh PREFIX puts every user-
+# facing file where the docs say. Args: BUILD_DIR PREFIX REL_BINDIR
+# REL_INCDIR REL_LIBDIR STATIC(0/1) RUNTIME(0/1: ftmpirun/ftmpid are built)
+include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
+file(REMOVE_RECURSE ${PREFIX})
+run(out ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})
+
+set(bin ${PREFIX}/${REL_BINDIR})
+set(lib ${PREFIX}/${REL_LIBDIR})
+foreach(f ${PREFIX}/${REL_INCDIR}/mpi.h ${lib}/libftmpi.so ${bin}/mpicc ${bin}/mpicxx
+          ${lib}/pkgconfig/ftmpi.pc ${lib}/cmake/ftmpi/ftmpiConfig.cmake
+          ${lib}/cmake/ftmpi/ftmpiConfigVersion.cmake)
+  expect_file(${f})
+endforeach()
+if(STATIC)
+  expect_file(${lib}/libftmpi.a)
+endif()
+file(READ_SYMLINK ${bin}/mpic++ target)
+expect_equal("mpic++ symlink" "${target}" "mpicxx")
+if(RUNTIME)
+  expect_file(${bin}/ftmpirun)
+  expect_file(${bin}/ftmpid)
+  foreach(name mpirun mpiexec)
+    if(NOT IS_SYMLINK ${bin}/${name})
+      message(FATAL_ERROR "${bin}/${name} is not a symlink")
+    endif()
+    file(READ_SYMLINK ${bin}/${name} target)
+    expect_equal("${name} symlink" "${target}" "ftmpirun")
+  endforeach()
+endif()
