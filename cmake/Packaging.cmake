@@ -100,7 +100,15 @@ endforeach()
 # --- install rules -------------------------------------------------------------
 install(FILES ${PROJECT_SOURCE_DIR}/include/mpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 foreach(_lib ftmpi ftmpi_static)
-  if(TARGET ${_lib})
+  if(NOT TARGET ${_lib})
+    continue()
+  endif()
+  get_target_property(_imported ${_lib} IMPORTED)
+  if(_imported)
+    # libftmpi.a is merged from the module archives by a custom command (src/api).
+    get_target_property(_loc ${_lib} IMPORTED_LOCATION)
+    install(FILES ${_loc} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  else()
     install(TARGETS ${_lib}
             LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
             ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -83,6 +83,8 @@ Err ShmTransport::init(const ShmConfig& cfg) {
 }
 
 void ShmTransport::shutdown() {
+  // An exited rank uses no CPU: count it as asleep for awake_count().
+  if (base_) ctl(me_)->sleeping.store(1, std::memory_order_relaxed);
   if (base_) munmap(base_, size_);
   base_ = nullptr;
   writers_.clear();
@@ -151,6 +153,13 @@ void ShmTransport::end_sleep() {
   uint64_t v;
   ssize_t rc = ::read(doorbell_fd(), &v, sizeof v);  // reset the counter (non-blocking fd)
   (void)rc;
+}
+
+int ShmTransport::awake_count() const {
+  if (!base_) return 1;
+  int awake = 0;
+  for (int i = 0; i < nlocal(); ++i) awake += ctl(i)->sleeping.load(std::memory_order_relaxed) == 0;
+  return awake;
 }
 
 void ShmTransport::reset_peer(int peer) {

@@ -67,6 +67,8 @@ class ShmTransport {
   bool prepare_sleep();
   void end_sleep();
   int doorbell_fd() const { return doorbells_.empty() ? -1 : doorbells_[static_cast<size_t>(me_)]; }
+  // Local ranks not asleep in the kernel right now (including me).
+  int awake_count() const;
   // Forget everything queued from / to a local peer whose process was replaced.
   void reset_peer(int peer);
 

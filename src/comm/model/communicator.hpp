@@ -38,6 +38,9 @@ class Communicator {
 
   std::unique_ptr<CommExt> ext;
   std::string name;
+  // Operations in flight on this communicator; MPI_Comm_free defers the
+  // destruction until it drops to zero (single-threaded: a plain counter).
+  int pending_ops = 0;
 
  private:
   uint64_t ctx_;

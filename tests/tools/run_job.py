@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Runs one job through the real launcher and checks how it ended.
+
+Every process of the job inherits FTMPI_TEST_TAG=<unique>; after the launcher
+returns, no process carrying that tag may remain (checked through
+/proc/*/environ), and /dev/shm must hold no new entries. Exit code, and
+optionally stdout/stderr, are checked against expectations.
+"""
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+
+def tagged_pids(tag):
+    pids = []
+    needle = ("FTMPI_TEST_TAG=" + tag).encode()
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/environ", "rb") as f:
+                if needle in f.read().split(b"\0"):
+                    pids.append(int(d))
+        except OSError:
+            pass
+    return pids
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--expect-exit", default="0", help="an exit code, or 'nonzero'")
+    ap.add_argument("--expect-stdout", action="append", default=[], help="regex that must match stdout")
+    ap.add_argument("--expect-stderr", action="append", default=[], help="regex that must match stderr")
+    ap.add_argument("--reject-stderr", action="append", default=[], help="regex that must not match stderr")
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--signal-after", type=float, default=None, help="send SIGINT to the launcher after N s")
+    ap.add_argument("--stdin", default=None, help="text fed to the job's stdin")
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    tag = uuid.uuid4().hex
+    env = dict(os.environ, FTMPI_TEST_TAG=tag)
+    shm_before = set(os.listdir("/dev/shm"))
+    t0 = time.time()
+    p = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE if a.stdin is not None else subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        if a.signal_after is not None:
+            try:
+                p.wait(timeout=a.signal_after)
+            except subprocess.TimeoutExpired:
+                p.send_signal(signal.SIGINT)
+        stdin_bytes = a.stdin.encode().decode("unicode_escape").encode() if a.stdin is not None else None
+        out, err = p.communicate(input=stdin_bytes, timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        for pid in tagged_pids(tag):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        sys.stdout.write(out.decode(errors="replace"))
+        sys.stderr.write(err.decode(errors="replace"))
+        print(f"FAIL: job did not end within {a.timeout} s (hang)")
+        return 1
+    elapsed = time.time() - t0
+    out_s, err_s = out.decode(errors="replace"), err.decode(errors="replace")
+    sys.stdout.write(out_s)
+    sys.stderr.write(err_s)
+    failures = []
+    if a.expect_exit == "nonzero":
+        if p.returncode == 0:
+            failures.append("expected a non-zero exit status, got 0")
+    elif p.returncode != int(a.expect_exit):
+        failures.append(f"expected exit status {a.expect_exit}, got {p.returncode}")
+    for rx in a.expect_stdout:
+        if not re.search(rx, out_s, re.M):
+            failures.append(f"stdout does not match /{rx}/")
+    for rx in a.expect_stderr:
+        if not re.search(rx, err_s, re.M):
+            failures.append(f"stderr does not match /{rx}/")
+    for rx in a.reject_stderr:
+        if re.search(rx, err_s, re.M):
+            failures.append(f"stderr matches forbidden /{rx}/")
+    left = []
+    for _ in range(40):  # processes may need a moment to be reaped
+        left = tagged_pids(tag)
+        if not left:
+            break
+        time.sleep(0.05)
+    if left:
+        failures.append(f"processes left behind: {left}")
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    new_shm = set(os.listdir("/dev/shm")) - shm_before
+    if new_shm:
+        failures.append(f"/dev/shm entries left behind: {sorted(new_shm)}")
+    for f in failures:
+        print("FAIL: " + f)
+    print(f"job ended with status {p.returncode} after {elapsed:.2f} s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
