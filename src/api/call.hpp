@@ -1,0 +1,30 @@
+// What every MPI_ entry point does around its work: check that the library is
+// initialized, and turn an internal Err into an MPI error code delivered
+// through the right error handler (the communicator's, else MPI_COMM_WORLD's,
+// as MPI-1.2 §7.2 says for errors not tied to a communicator).
+#pragma once
+#include "api/runtime.hpp"
+#include "base/err.hpp"
+
+namespace ftmpi::api {
+
+class Call {
+ public:
+  explicit Call(const char* name) : name_(name) {}
+  const char* name() const { return name_; }
+
+  // False (after a message) when MPI is not initialized or already finalized.
+  bool running() const;
+  // Reports `e` with an explanation through c's error handler (world's if c
+  // is null) and returns the error code the call must return.
+  int fail(comm::Communicator* c, Err e, const char* fmt = nullptr, ...) __attribute__((format(printf, 4, 5)));
+  int ret(comm::Communicator* c, Err e) { return ok(e) ? MPI_SUCCESS : fail(c, e); }
+
+ private:
+  const char* name_;
+};
+
+// Runs the error handler `eh` for communicator handle `comm`; returns code.
+int invoke_errhandler(MPI_Comm comm, MPI_Errhandler eh, int code, const char* call, const char* detail);
+
+}  // namespace ftmpi::api

@@ -1,0 +1,1 @@
+// libftmpi.so is made of the module archives; CMake needs one source.

@@ -1,0 +1,61 @@
+// Error handlers (MPI-1.2 §7.2): create, set, get, free.
+#include "api/args.hpp"
+#include "api/call.hpp"
+#include "api/pmpi.hpp"
+
+using namespace ftmpi;
+using namespace ftmpi::api;
+
+extern "C" {
+
+int PMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler) {
+  Call call("MPI_Errhandler_create");
+  if (!call.running()) return MPI_ERR_OTHER;
+  if (!function || !errhandler) return call.fail(nullptr, Err::kArg, "null argument");
+  auto h = std::make_unique<ErrhandlerObj>();
+  h->fn = function;
+  *errhandler = rt()->errhandlers.add(std::move(h));
+  return MPI_SUCCESS;
+}
+FTMPI_WEAK_ALIAS(MPI_Errhandler_create, PMPI_Errhandler_create)
+
+int PMPI_Errhandler_set(MPI_Comm ch, MPI_Errhandler errhandler) {
+  Call call("MPI_Errhandler_set");
+  if (!call.running()) return MPI_ERR_OTHER;
+  comm::Communicator* c = lookup_comm(ch);
+  if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
+  if (!rt()->errhandlers.get(errhandler)) return call.fail(c, Err::kArg, "invalid error handler");
+  state_of(*c).errhandler = errhandler;
+  return MPI_SUCCESS;
+}
+FTMPI_WEAK_ALIAS(MPI_Errhandler_set, PMPI_Errhandler_set)
+
+int PMPI_Errhandler_get(MPI_Comm ch, MPI_Errhandler* errhandler) {
+  Call call("MPI_Errhandler_get");
+  if (!call.running()) return MPI_ERR_OTHER;
+  comm::Communicator* c = lookup_comm(ch);
+  if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
+  if (!errhandler) return call.fail(c, Err::kArg, "null argument");
+  *errhandler = state_of(*c).errhandler;
+  return MPI_SUCCESS;
+}
+FTMPI_WEAK_ALIAS(MPI_Errhandler_get, PMPI_Errhandler_get)
+
+int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  Call call("MPI_Errhandler_free");
+  if (!call.running()) return MPI_ERR_OTHER;
+  if (!errhandler) return call.fail(nullptr, Err::kArg, "null argument");
+  if (!rt()->errhandlers.get(*errhandler) || rt()->errhandlers.is_predefined(*errhandler))
+    return call.fail(nullptr, Err::kArg, "invalid or predefined error handler");
+  // Communicators still using it keep a working handler: MPI-1.2 says the
+  // object goes away only when no communicator refers to it.
+  bool in_use = false;
+  rt()->comms.for_each([&](int, comm::Communicator& c) { in_use |= state_of(c).errhandler == *errhandler; });
+  if (!in_use) rt()->errhandlers.remove(*errhandler);
+  else rt()->retired_errhandlers.push_back(*errhandler);
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+FTMPI_WEAK_ALIAS(MPI_Errhandler_free, PMPI_Errhandler_free)
+
+}  // extern "C"

@@ -1,0 +1,63 @@
+// MPI_Error_string / MPI_Error_class. Codes equal classes in this library;
+// the FT-MPI failure code (FTMPI_ERROR_FAILURE) is handled by the FT layer.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "api/pmpi.hpp"
+#include "mpi.h"
+
+namespace {
+const char* const kClassText[] = {
+    "MPI_SUCCESS: no error",
+    "MPI_ERR_BUFFER: invalid buffer pointer",
+    "MPI_ERR_COUNT: invalid count argument",
+    "MPI_ERR_TYPE: invalid datatype",
+    "MPI_ERR_TAG: invalid tag",
+    "MPI_ERR_COMM: invalid communicator",
+    "MPI_ERR_RANK: invalid rank",
+    "MPI_ERR_REQUEST: invalid request",
+    "MPI_ERR_ROOT: invalid root",
+    "MPI_ERR_GROUP: invalid group",
+    "MPI_ERR_OP: invalid reduction operation",
+    "MPI_ERR_TOPOLOGY: invalid topology",
+    "MPI_ERR_DIMS: invalid dimension argument",
+    "MPI_ERR_ARG: invalid argument",
+    "MPI_ERR_UNKNOWN: unknown error",
+    "MPI_ERR_TRUNCATE: message truncated on receive",
+    "MPI_ERR_OTHER: a process of the job failed",
+    "MPI_ERR_INTERN: internal error in the MPI library",
+    "MPI_ERR_IN_STATUS: error code is in the status",
+    "MPI_ERR_PENDING: pending request",
+};
+}  // namespace
+
+extern "C" {
+
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  if (!string || !resultlen) return MPI_ERR_ARG;
+  const char* text = nullptr;
+  char buf[64];
+  if (errorcode >= 0 && errorcode <= MPI_ERR_LASTCODE) {
+    text = kClassText[errorcode];
+  } else {
+    std::snprintf(buf, sizeof buf, "unknown error code %d", errorcode);
+    text = buf;
+  }
+  size_t n = std::min<size_t>(std::strlen(text), MPI_MAX_ERROR_STRING - 1);
+  std::memcpy(string, text, n);
+  string[n] = '\0';
+  *resultlen = static_cast<int>(n);
+  return errorcode >= 0 && errorcode <= MPI_ERR_LASTCODE ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+FTMPI_WEAK_ALIAS(MPI_Error_string, PMPI_Error_string)
+
+int PMPI_Error_class(int errorcode, int* errorclass) {
+  if (!errorclass) return MPI_ERR_ARG;
+  if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE) return MPI_ERR_ARG;
+  *errorclass = errorcode;
+  return MPI_SUCCESS;
+}
+FTMPI_WEAK_ALIAS(MPI_Error_class, PMPI_Error_class)
+
+}  // extern "C"

@@ -1,0 +1,186 @@
+// Blocking and non-blocking point-to-point calls of MPI-1.2 chapter 3.
+#include "api/args.hpp"
+#include "api/call.hpp"
+#include "api/pmpi.hpp"
+#include "api/requests.hpp"
+
+namespace ftmpi::api {
+
+Err retire_request(MPI_Request* h, p2p::Request* r, MPI_Status* st) {
+  fill_status(st, *r);
+  Err e = r->st_err;
+  if (r->persistent) {
+    r->complete = false;  // inactive until the next MPI_Start
+  } else {
+    rt()->engine.release_request(r);
+    *h = MPI_REQUEST_NULL;
+  }
+  return e;
+}
+
+namespace {
+
+struct Op {
+  comm::Communicator* comm = nullptr;
+  p2p::Request* req = nullptr;
+};
+
+// Validates the arguments of one send or receive and builds its request.
+Err prepare(Call& call, bool send, void* buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm ch,
+            p2p::SendMode mode, Op& op, int& code) {
+  Why w;
+  op.comm = lookup_comm(ch);
+  Err e = Err::kOk;
+  const dtype::TypeRef* type = nullptr;
+  if (!op.comm) {
+    code = call.fail(nullptr, Err::kComm, "invalid communicator");
+    return Err::kComm;
+  }
+  if (!ok(e = check_count(count, w)) || !ok(e = check_type(dt, &type, w)) ||
+      !ok(e = check_buffer(buf, count, *type, w)) ||
+      !ok(e = send ? check_send_tag(tag, w) : check_recv_tag(tag, w)) ||
+      !ok(e = send ? check_dest(*op.comm, peer, w) : check_source(*op.comm, peer, w))) {
+    code = call.fail(op.comm, e, "%s", w.text);
+    return e;
+  }
+  p2p::Request* r = rt()->engine.alloc_request();
+  r->data = p2p::TypedBuffer(buf, static_cast<size_t>(count), *type);
+  r->comm = op.comm;
+  r->peer_rank = peer;
+  r->tag = tag;
+  r->ctx = op.comm->ctx();
+  r->mode = mode;
+  op.req = r;
+  return Err::kOk;
+}
+
+int blocking_send(const char* name, void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm ch,
+                  p2p::SendMode mode) {
+  Call call(name);
+  if (!call.running()) return MPI_ERR_OTHER;
+  Op op;
+  int code = MPI_SUCCESS;
+  if (!ok(prepare(call, true, buf, count, dt, dest, tag, ch, mode, op, code))) return code;
+  p2p::Engine& eng = rt()->engine;
+  eng.start_send(op.req);
+  eng.wait(op.req);
+  Err e = op.req->st_err;
+  eng.release_request(op.req);
+  return call.ret(op.comm, e);
+}
+
+int nonblocking(const char* name, bool send, void* buf, int count, MPI_Datatype dt, int peer, int tag,
+                MPI_Comm ch, p2p::SendMode mode, MPI_Request* request) {
+  Call call(name);
+  if (!call.running()) return MPI_ERR_OTHER;
+  if (!request) return call.fail(lookup_comm(ch), Err::kArg, "request pointer is null");
+  Op op;
+  int code = MPI_SUCCESS;
+  if (!ok(prepare(call, send, buf, count, dt, peer, tag, ch, mode, op, code))) return code;
+  if (send) rt()->engine.start_send(op.req);
+  else rt()->engine.start_recv(op.req);
+  *request = request_handle(op.req);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace ftmpi::api
+
+using namespace ftmpi;
+using namespace ftmpi::api;
+
+extern "C" {
+
+int PMPI_Send(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Send", buf, count, dt, dest, tag, comm, p2p::SendMode::kStandard);
+}
+FTMPI_WEAK_ALIAS(MPI_Send, PMPI_Send)
+
+int PMPI_Ssend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Ssend", buf, count, dt, dest, tag, comm, p2p::SendMode::kSync);
+}
+FTMPI_WEAK_ALIAS(MPI_Ssend, PMPI_Ssend)
+
+int PMPI_Rsend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Rsend", buf, count, dt, dest, tag, comm, p2p::SendMode::kReady);
+}
+FTMPI_WEAK_ALIAS(MPI_Rsend, PMPI_Rsend)
+
+int PMPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm ch, MPI_Status* status) {
+  Call call("MPI_Recv");
+  if (!call.running()) return MPI_ERR_OTHER;
+  Op op;
+  int code = MPI_SUCCESS;
+  if (!ok(prepare(call, false, buf, count, dt, source, tag, ch, p2p::SendMode::kStandard, op, code))) return code;
+  p2p::Engine& eng = rt()->engine;
+  eng.start_recv(op.req);
+  eng.wait(op.req);
+  fill_status(status, *op.req);
+  Err e = op.req->st_err;
+  eng.release_request(op.req);
+  return call.ret(op.comm, e);
+}
+FTMPI_WEAK_ALIAS(MPI_Recv, PMPI_Recv)
+
+int PMPI_Isend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+  return nonblocking("MPI_Isend", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kStandard, req);
+}
+FTMPI_WEAK_ALIAS(MPI_Isend, PMPI_Isend)
+
+int PMPI_Issend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+  return nonblocking("MPI_Issend", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kSync, req);
+}
+FTMPI_WEAK_ALIAS(MPI_Issend, PMPI_Issend)
+
+int PMPI_Irsend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+  return nonblocking("MPI_Irsend", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kReady, req);
+}
+FTMPI_WEAK_ALIAS(MPI_Irsend, PMPI_Irsend)
+
+int PMPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* req) {
+  return nonblocking("MPI_Irecv", false, buf, count, dt, source, tag, comm, p2p::SendMode::kStandard, req);
+}
+FTMPI_WEAK_ALIAS(MPI_Irecv, PMPI_Irecv)
+
+int PMPI_Sendrecv(void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm ch, MPI_Status* status) {
+  Call call("MPI_Sendrecv");
+  if (!call.running()) return MPI_ERR_OTHER;
+  Op s, r;
+  int code = MPI_SUCCESS;
+  if (!ok(prepare(call, true, sendbuf, sendcount, sendtype, dest, sendtag, ch, p2p::SendMode::kStandard, s, code)))
+    return code;
+  if (!ok(prepare(call, false, recvbuf, recvcount, recvtype, source, recvtag, ch, p2p::SendMode::kStandard, r,
+                  code))) {
+    rt()->engine.release_request(s.req);
+    return code;
+  }
+  p2p::Engine& eng = rt()->engine;
+  eng.start_recv(r.req);
+  eng.start_send(s.req);
+  eng.wait_until([&] { return r.req->complete && s.req->complete; });
+  fill_status(status, *r.req);
+  Err e = !ok(r.req->st_err) ? r.req->st_err : s.req->st_err;
+  eng.release_request(s.req);
+  eng.release_request(r.req);
+  return call.ret(s.comm, e);
+}
+FTMPI_WEAK_ALIAS(MPI_Sendrecv, PMPI_Sendrecv)
+
+int PMPI_Get_count(MPI_Status* status, MPI_Datatype dt, int* count) {
+  Call call("MPI_Get_count");
+  if (!call.running()) return MPI_ERR_OTHER;
+  Why w;
+  const dtype::TypeRef* type = nullptr;
+  if (!status || status == MPI_STATUS_IGNORE || !count) return call.fail(nullptr, Err::kArg, "null argument");
+  if (Err e = check_type(dt, &type, w); !ok(e)) return call.fail(nullptr, e, "%s", w.text);
+  uint64_t size = (*type)->size();
+  long long bytes = status->ftmpi_count;
+  if (size == 0) *count = 0;
+  else if (bytes % static_cast<long long>(size) != 0) *count = MPI_UNDEFINED;
+  else *count = static_cast<int>(bytes / static_cast<long long>(size));
+  return MPI_SUCCESS;
+}
+FTMPI_WEAK_ALIAS(MPI_Get_count, PMPI_Get_count)
+
+}  // extern "C"

@@ -1,0 +1,55 @@
+// The library's one piece of global state: created by MPI_Init, destroyed by
+// MPI_Finalize. Every MPI_ entry point reaches the engine and the handle
+// tables through rt(); nothing below src/api knows about handles.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/handle_table.hpp"
+#include "comm/model/communicator.hpp"
+#include "dtype/datatype.hpp"
+#include "mpi.h"
+#include "p2p/engine.hpp"
+#include "rte/client/client.hpp"
+
+namespace ftmpi::api {
+
+// What the API layer keeps per communicator (hung on Communicator::ext).
+struct CommState : comm::CommExt {
+  MPI_Comm handle = MPI_COMM_NULL;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+};
+
+struct ErrhandlerObj {
+  MPI_Handler_function* fn = nullptr;  // null for the two predefined ones
+};
+
+struct TypeObj {
+  dtype::TypeRef type;
+};
+
+enum class Phase { kBefore, kRunning, kFinalized };
+
+struct Runtime {
+  rte::Client client;
+  rte::BootInfo boot;
+  p2p::Engine engine;
+  HandleTable<comm::Communicator> comms{Kind::kComm, 3};
+  HandleTable<TypeObj> types{Kind::kDatatype, 64};
+  HandleTable<ErrhandlerObj> errhandlers{Kind::kErrhandler, 8};
+  // Freed communicators whose operations are still in flight.
+  std::vector<std::unique_ptr<comm::Communicator>> zombie_comms;
+  // Freed error handlers still attached to a communicator.
+  std::vector<MPI_Errhandler> retired_errhandlers;
+  std::string processor_name;
+};
+
+Phase phase();
+Runtime* rt();  // non-null only between MPI_Init and MPI_Finalize
+
+CommState& state_of(comm::Communicator& c);
+// Creates the API state of a communicator and registers its handle.
+MPI_Comm register_comm(std::unique_ptr<comm::Communicator> c, MPI_Errhandler eh);
+
+}  // namespace ftmpi::api

@@ -1,0 +1,249 @@
+#include "p2p/engine.hpp"
+
+#include <sched.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "base/log.hpp"
+#include "base/params.hpp"
+
+namespace ftmpi::p2p {
+namespace {
+// epoll data tags of the engine's own set.
+constexpr uint64_t kTagCtrl = 1;
+constexpr uint64_t kTagTcp = 2;
+constexpr uint64_t kTagDoorbell = 3;
+
+int online_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+}  // namespace
+
+Engine::Engine() = default;
+
+Engine::~Engine() {
+  if (epfd_ >= 0) ::close(epfd_);
+}
+
+Err Engine::init(rte::Client& client, const rte::BootInfo& boot) {
+  client_ = &client;
+  boot_ = boot;
+  self_ = boot.self;
+  epoch_ = boot.epoch;
+  ncpus_ = online_cpus();
+  spin_ns_ = static_cast<uint64_t>(params::get_int("FTMPI_SPIN_US", 100)) * 1000u;
+  shm_eager_ = params::get_size("FTMPI_SHM_EAGER", 16u << 10);
+  tcp_eager_ = params::get_size("FTMPI_TCP_EAGER", 64u << 10);
+  tcp_chunk_ = params::get_size("FTMPI_TCP_CHUNK", 256u << 10);
+  cma_ok_ = params::get_bool("FTMPI_CMA", true);
+  std::string want = params::get_str("FTMPI_TRANSPORT", "auto");  // auto | tcp
+
+  if (want != "tcp" && boot.local_slots.size() > 1) {
+    transport::ShmConfig cfg;
+    cfg.memfd = boot.shm_fd;
+    cfg.my_local = boot.local_index;
+    cfg.local_slots = boot.local_slots;
+    cfg.doorbells = boot.doorbell_fds;
+    if (Err e = shm_.init(cfg); !ok(e)) return e;
+    shm_eager_ = std::min<uint64_t>(shm_eager_, shm_.max_payload(sizeof(MatchHdr)));
+  }
+  if (!boot.singleton) {
+    if (Err e = tcp_.init(boot.tcp_bind_addr, boot.secret, self_); !ok(e)) return e;
+  }
+
+  rte::Card mine;
+  mine.id = self_;
+  mine.host = boot.host;
+  mine.pid = static_cast<int32_t>(getpid());
+  mine.tcp_addr = tcp_.addr();
+  mine.tcp_port = tcp_.port();
+  if (boot.singleton) {
+    cards_.assign(1, mine);
+  } else if (Err e = client.exchange_cards(mine, cards_); !ok(e)) {
+    return e;
+  }
+  if (static_cast<int>(cards_.size()) != boot.world_size) return Err::kIntern;
+
+  peers_.assign(cards_.size(), Peer{});
+  for (size_t s = 0; s < cards_.size(); ++s) {
+    const rte::Card& c = cards_[s];
+    Peer& p = peers_[s];
+    p.inc = c.id.incarnation;
+    p.pid = c.pid;
+    if (static_cast<int32_t>(s) == self_.slot) {
+      p.via = Via::kSelf;
+    } else if (c.host == boot.host && shm_.active()) {
+      p.via = Via::kShm;
+      auto it = std::find(boot.local_slots.begin(), boot.local_slots.end(), static_cast<int32_t>(s));
+      p.local = static_cast<int>(it - boot.local_slots.begin());
+    } else {
+      p.via = Via::kTcp;
+      have_remote_ = true;
+      tcp_.set_peer(static_cast<int32_t>(s), c.tcp_addr, c.tcp_port);
+    }
+  }
+
+  epfd_ = epoll_create1(EPOLL_CLOEXEC);
+  auto add = [&](int fd, uint64_t tag) {
+    if (fd < 0) return;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = tag;
+    epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
+  };
+  add(client.fd(), kTagCtrl);
+  add(tcp_.epoll_fd(), kTagTcp);
+  if (shm_.active()) add(shm_.doorbell_fd(), kTagDoorbell);
+  scratch_.resize(64u << 10);
+  return Err::kOk;
+}
+
+Err Engine::finalize() {
+  // Everything we were asked to send must have left before the fence: a peer
+  // may still be waiting for it, and after the fence nobody progresses.
+  wait_until([this] {
+    if (active_sends_ > 0 || !pending_peers_.empty() || !pushing_.empty()) return false;
+    for (size_t s = 0; s < peers_.size(); ++s)
+      if (peers_[s].via == Via::kTcp && tcp_.queued_bytes(static_cast<int32_t>(s)) > 0) return false;
+    return true;
+  });
+  Err e = boot_.singleton ? Err::kOk : client_->finalize();
+  shm_.shutdown();
+  tcp_.shutdown();
+  return e;
+}
+
+bool Engine::oversubscribed() const { return shm_.active() && shm_.awake_count() > ncpus_; }
+
+int Engine::progress() {
+  int n = 0;
+  if (shm_.active()) n += shm_.poll(*this);
+  if (!pending_peers_.empty()) n += flush_pending();
+  if (!pushing_.empty()) n += push_data();
+  if (have_remote_) n += tcp_.poll(*this);
+  if ((++tick_ & 63) == 0 || !shm_.active()) n += poll_fds(0);
+  return n;
+}
+
+int Engine::poll_fds(int timeout_ms) {
+  epoll_event evs[4];
+  int n = epoll_wait(epfd_, evs, 4, timeout_ms);
+  int handled = 0;
+  for (int i = 0; i < n; ++i) {
+    switch (evs[i].data.u64) {
+      case kTagCtrl:
+        client_->poll(*this);
+        ++handled;
+        break;
+      case kTagTcp:
+        handled += tcp_.poll(*this);
+        break;
+      case kTagDoorbell:
+        break;  // end_sleep() or the next shm poll takes care of it
+    }
+  }
+  return handled;
+}
+
+void Engine::block() {
+  if (!shm_.prepare_sleep()) return;
+  poll_fds(-1);
+  shm_.end_sleep();
+}
+
+void Engine::complete(Request* r) {
+  r->complete = true;
+  r->active = false;
+  r->proto = Proto::kDone;
+  if (r->kind == ReqKind::kSend) --active_sends_;
+  if (r->comm) --r->comm->pending_ops;
+  if (r->on_complete) r->on_complete(*r, r->cb_arg);
+  if (r->user_freed) pool_.release(r);
+}
+
+void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload,
+                      size_t plen) {
+  if (hlen == 0) return;
+  MsgType t = static_cast<MsgType>(hdr[0]);
+  switch (t) {
+    case MsgType::kEager:
+    case MsgType::kRts: {
+      if (hlen < sizeof(MatchHdr)) break;
+      MatchHdr h;
+      std::memcpy(&h, hdr, sizeof h);
+      on_match_frame(h, hdr + sizeof h, hlen - sizeof h, payload, plen);
+      return;
+    }
+    case MsgType::kCts:
+    case MsgType::kData:
+    case MsgType::kFin:
+    case MsgType::kAck: {
+      if (hlen < sizeof(CtlHdr)) break;
+      CtlHdr c;
+      std::memcpy(&c, hdr, sizeof c);
+      if (t == MsgType::kCts) on_cts(c);
+      else if (t == MsgType::kData) on_data(c, payload, plen);
+      else on_fin_or_ack(c);
+      return;
+    }
+    default:
+      break;
+  }
+  FTMPI_LOG(kWarn, "p2p", "dropping malformed frame (type %u, %zu header bytes) from slot %d", hdr[0], hlen,
+            peer_slot);
+}
+
+void Engine::on_peer_lost(int32_t peer_slot) {
+  // Only a suspicion: the runtime decides who is dead and tells everybody.
+  if (peer_slot >= 0 && static_cast<size_t>(peer_slot) < peers_.size() && peer(peer_slot).alive)
+    client_->report_suspect(ProcId{peer_slot, peer(peer_slot).inc});
+}
+
+void Engine::on_proc_failed(ProcId who, uint64_t event_seq) {
+  if (who.slot >= 0 && static_cast<size_t>(who.slot) < peers_.size()) {
+    Peer& p = peer(who.slot);
+    if (p.inc == who.incarnation && p.alive) {
+      p.alive = false;
+      p.pending.clear();
+      if (p.via == Via::kTcp) tcp_.drop_peer(who.slot);
+      fail_requests_of(who.slot, Err::kOther);
+    }
+  }
+  if (listener_) listener_->on_proc_failed(who, event_seq);
+}
+
+void Engine::on_job_abort(int exit_code) {
+  if (listener_) listener_->on_job_abort(exit_code);
+  _exit(exit_code);
+}
+
+void Engine::fail_requests_of(int32_t slot, Err err) {
+  // Receives posted for this source and transfers in progress with it end in
+  // error; wildcard receives are left to the fault-tolerance layer's policy.
+  // Victims are collected first: completion callbacks may start new requests.
+  std::vector<Request*> victims;
+  match_.for_each([&](uint64_t, MatchTable::Queues& q) {
+    for (Request* r = q.posted_head; r; r = r->qnext)
+      if (r->peer_slot == slot) victims.push_back(r);
+  });
+  for (Request* r : victims) match_.unpost(r);
+  pushing_.erase(std::remove_if(pushing_.begin(), pushing_.end(), [&](Request* r) { return r->xfer_slot == slot; }),
+                 pushing_.end());
+  pool_.for_each_live([&](Request* r) {
+    if (!r->active || r->complete || r->proto == Proto::kPosted) return;
+    bool involved = (r->kind == ReqKind::kSend && r->peer_slot == slot) ||
+                    (r->kind == ReqKind::kRecv && r->proto == Proto::kReceiving && r->xfer_slot == slot);
+    if (involved) victims.push_back(r);
+  });
+  for (Request* r : victims) {
+    r->st_err = err;
+    complete(r);
+  }
+}
+
+}  // namespace ftmpi::p2p

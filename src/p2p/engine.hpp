@@ -1,0 +1,176 @@
+// The point-to-point engine: one per process, created by MPI_Init. It owns
+// the transports, the matching table, the request pool and the epoll set in
+// which a blocked call sleeps (control channel, TCP sockets, shm doorbell).
+//
+// Progress is single-threaded and happens only inside MPI calls (DESIGN §5).
+// Upper layers start operations with start_send/start_recv and drive them
+// with wait_until(); they learn about process failures through
+// FailureListener, which the fault-tolerance layer implements.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "base/clock.hpp"
+#include "base/err.hpp"
+#include "base/proc_id.hpp"
+#include "comm/model/communicator.hpp"
+#include "p2p/match.hpp"
+#include "p2p/request.hpp"
+#include "p2p/wire.hpp"
+#include "rte/client/client.hpp"
+#include "transport/shm_transport.hpp"
+#include "transport/tcp_transport.hpp"
+
+namespace ftmpi::p2p {
+
+inline constexpr int kProcNull = -1;
+inline constexpr int kAnySource = -2;
+
+class FailureListener {
+ public:
+  virtual ~FailureListener() = default;
+  virtual void on_proc_failed(ProcId who, uint64_t event_seq) = 0;
+  virtual void on_job_abort(int exit_code) = 0;
+};
+
+// What a probe found.
+struct ProbeResult {
+  int source = 0;
+  int tag = 0;
+  uint64_t bytes = 0;
+};
+
+class Engine final : public transport::Sink, public rte::EventSink {
+ public:
+  Engine();
+  ~Engine() override;
+
+  Err init(rte::Client& client, const rte::BootInfo& boot);
+  Err finalize();
+
+  ProcId self() const { return self_; }
+  int world_size() const { return static_cast<int>(peers_.size()); }
+  const rte::BootInfo& boot() const { return boot_; }
+  const std::vector<rte::Card>& cards() const { return cards_; }
+  uint32_t epoch() const { return epoch_; }
+  int local_ranks() const { return static_cast<int>(boot_.local_slots.size()); }
+  rte::Client& client() { return *client_; }
+  void set_listener(FailureListener* l) { listener_ = l; }
+
+  Request* alloc_request() { return pool_.alloc(); }
+  Request* request_at(uint32_t idx) const { return pool_.at(idx); }
+  void release_request(Request* r) { pool_.release(r); }
+  // `r` has data, comm, peer_rank, tag, ctx (and mode) filled in.
+  Err start_send(Request* r);
+  Err start_recv(Request* r);
+  // Withdraws a receive that has not matched yet (true), or says it is too late.
+  bool cancel_recv(Request* r);
+  bool iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, ProbeResult* out);
+
+  // One non-blocking pass over everything; returns the number of events.
+  int progress();
+  template <typename Done>
+  void wait_until(Done&& done) {
+    if (done()) return;
+    uint64_t spin_start = 0;
+    unsigned iter = 0;
+    while (!done()) {
+      if (progress() > 0) {
+        spin_start = 0;
+        continue;
+      }
+      if (done()) break;
+      if (spin_ns_ > 0 && (++iter & 31) != 0) continue;
+      uint64_t now = spin_ns_ > 0 ? now_ns() : 0;
+      if (spin_start == 0) spin_start = now;
+      if (spin_ns_ > 0 && now - spin_start < spin_ns_ && !oversubscribed()) continue;
+      block();
+      spin_start = 0;
+    }
+  }
+  void wait(Request* r) {
+    wait_until([r] { return r->complete; });
+  }
+  // Marks r complete and runs its completion callback.
+  void complete(Request* r);
+
+  // transport::Sink
+  void on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload,
+                size_t plen) override;
+  void on_peer_lost(int32_t peer_slot) override;
+  // rte::EventSink
+  void on_proc_failed(ProcId who, uint64_t event_seq) override;
+  void on_job_abort(int exit_code) override;
+
+ private:
+  enum class Via : uint8_t { kNone, kSelf, kShm, kTcp };
+  struct Pending {
+    Request* req = nullptr;  // an EAGER or RTS to (re)build; else ctl is a control frame
+    CtlHdr ctl{};
+  };
+  struct Peer {
+    Via via = Via::kNone;
+    int local = -1;  // shm local index
+    uint32_t inc = 0;
+    int32_t pid = 0;
+    bool alive = true;
+    std::deque<Pending> pending;  // frames waiting for ring space, in order
+  };
+
+  Peer& peer(int32_t slot) { return peers_[static_cast<size_t>(slot)]; }
+  bool oversubscribed() const;
+  void block();
+  int poll_fds(int timeout_ms);
+
+  // send side (send.cpp)
+  bool try_send_match(Peer& p, int32_t slot, Request* r);
+  bool try_send_ctl(Peer& p, int32_t slot, const CtlHdr& c);
+  void send_ctl(int32_t slot, const CtlHdr& c);
+  void send_self(Request* r);
+  int flush_pending();
+  int push_data();
+  bool push_one(Request* r);
+  void on_cts(const CtlHdr& c);
+  void on_fin_or_ack(const CtlHdr& c);
+
+  // receive side (recv.cpp)
+  void on_match_frame(const MatchHdr& h, const uint8_t* rest, size_t rest_len, const uint8_t* payload,
+                      size_t plen);
+  void deliver_eager(Request* r, const MatchHdr& h, const uint8_t* payload, size_t plen);
+  void deliver_rts(Request* r, const MatchHdr& h, const RtsInfo& info, const uint8_t* iovs);
+  bool cma_read(Request* r, const RtsInfo& info, const uint8_t* iovs, uint64_t n);
+  void match_unexpected(Request* r, Unexpected* u);
+  void on_data(const CtlHdr& c, const uint8_t* payload, size_t plen);
+  void set_recv_status(Request* r, const MatchHdr& h);
+  void fail_requests_of(int32_t slot, Err err);
+
+  rte::Client* client_ = nullptr;
+  rte::BootInfo boot_;
+  std::vector<rte::Card> cards_;
+  ProcId self_;
+  uint32_t epoch_ = 0;
+  FailureListener* listener_ = nullptr;
+
+  transport::ShmTransport shm_;
+  transport::TcpTransport tcp_;
+  MatchTable match_;
+  RequestPool pool_;
+  std::vector<Peer> peers_;
+  std::vector<int32_t> pending_peers_;  // peers with a non-empty pending queue
+  std::vector<Request*> pushing_;       // sends streaming DATA
+  int active_sends_ = 0;
+
+  int epfd_ = -1;
+  bool have_remote_ = false;
+  unsigned tick_ = 0;
+  uint64_t spin_ns_ = 0;
+  int ncpus_ = 1;
+  bool cma_ok_ = true;
+  uint64_t shm_eager_ = 0;
+  uint64_t tcp_eager_ = 0;
+  uint64_t tcp_chunk_ = 0;
+  std::vector<uint8_t> scratch_;
+};
+
+}  // namespace ftmpi::p2p

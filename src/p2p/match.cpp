@@ -1,0 +1,76 @@
+#include "p2p/match.hpp"
+
+namespace ftmpi::p2p {
+
+MatchTable::~MatchTable() {
+  for (auto& [ctx, q] : table_) {
+    for (Unexpected* u = q->unexp_head; u;) {
+      Unexpected* n = u->next;
+      delete u;
+      u = n;
+    }
+  }
+}
+
+MatchTable::Queues& MatchTable::queues(uint64_t ctx) {
+  if (ctx == last_ctx_) return *last_;
+  auto& slot = table_[ctx];
+  if (!slot) slot = std::make_unique<Queues>();
+  last_ctx_ = ctx;
+  last_ = slot.get();
+  return *slot;
+}
+
+Request* MatchTable::take_posted(Queues& q, int32_t src_slot, int tag) {
+  for (Request* r = q.posted_head; r; r = r->qnext) {
+    if (!accepts(*r, src_slot, tag)) continue;
+    unpost(r);
+    return r;
+  }
+  return nullptr;
+}
+
+void MatchTable::post(Queues& q, Request* r) {
+  r->qnext = nullptr;
+  r->qprev = q.posted_tail;
+  if (q.posted_tail) q.posted_tail->qnext = r;
+  else q.posted_head = r;
+  q.posted_tail = r;
+}
+
+void MatchTable::unpost(Request* r) {
+  Queues& q = queues(r->ctx);
+  if (r->qprev) r->qprev->qnext = r->qnext;
+  else q.posted_head = r->qnext;
+  if (r->qnext) r->qnext->qprev = r->qprev;
+  else q.posted_tail = r->qprev;
+  r->qnext = r->qprev = nullptr;
+}
+
+Unexpected* MatchTable::find_unexpected(Queues& q, int32_t src_slot, int tag, bool take) {
+  for (Unexpected* u = q.unexp_head; u; u = u->next) {
+    if (src_slot != kAnySlot && u->hdr.src_slot != src_slot) continue;
+    if (tag != kAnyTag && u->hdr.tag != tag) continue;
+    if (take) remove_unexpected(q, u);
+    return u;
+  }
+  return nullptr;
+}
+
+void MatchTable::add_unexpected(Queues& q, Unexpected* u) {
+  u->next = nullptr;
+  u->prev = q.unexp_tail;
+  if (q.unexp_tail) q.unexp_tail->next = u;
+  else q.unexp_head = u;
+  q.unexp_tail = u;
+}
+
+void MatchTable::remove_unexpected(Queues& q, Unexpected* u) {
+  if (u->prev) u->prev->next = u->next;
+  else q.unexp_head = u->next;
+  if (u->next) u->next->prev = u->prev;
+  else q.unexp_tail = u->prev;
+  u->next = u->prev = nullptr;
+}
+
+}  // namespace ftmpi::p2p

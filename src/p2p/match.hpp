@@ -1,0 +1,67 @@
+// MPI matching: per context id, a queue of posted receives and a queue of
+// unexpected messages, both in arrival order. An arriving message takes the
+// first posted receive that accepts (source, tag); a new receive takes the
+// first unexpected message it accepts. Because frames from one sender arrive
+// in order, this gives MPI's non-overtaking rule.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "p2p/request.hpp"
+#include "p2p/wire.hpp"
+
+namespace ftmpi::p2p {
+
+inline constexpr int kAnyTag = -1;
+inline constexpr int32_t kAnySlot = -1;
+
+// A message that arrived before its receive was posted.
+struct Unexpected {
+  MatchHdr hdr;
+  RtsInfo rts{};                 // RTS only
+  std::vector<uint8_t> payload;  // EAGER: the data; RTS: the sender's iovec list
+  Unexpected* next = nullptr;
+  Unexpected* prev = nullptr;
+};
+
+class MatchTable {
+ public:
+  struct Queues {
+    Request* posted_head = nullptr;
+    Request* posted_tail = nullptr;
+    Unexpected* unexp_head = nullptr;
+    Unexpected* unexp_tail = nullptr;
+  };
+
+  ~MatchTable();
+  Queues& queues(uint64_t ctx);
+
+  static bool accepts(const Request& r, int32_t src_slot, int tag) {
+    return (r.peer_slot == kAnySlot || r.peer_slot == src_slot) && (r.tag == kAnyTag || r.tag == tag);
+  }
+
+  // Removes and returns the first posted receive accepting the message.
+  Request* take_posted(Queues& q, int32_t src_slot, int tag);
+  void post(Queues& q, Request* r);
+  void unpost(Request* r);  // r must be in the posted queue of r->ctx
+
+  // First unexpected message the receive accepts; removed if `take`.
+  Unexpected* find_unexpected(Queues& q, int32_t src_slot, int tag, bool take);
+  void add_unexpected(Queues& q, Unexpected* u);
+  void remove_unexpected(Queues& q, Unexpected* u);
+
+  // Visits every context's queues (failure handling, purges).
+  template <typename Fn>
+  void for_each(Fn&& fn) {
+    for (auto& [ctx, q] : table_) fn(ctx, *q);
+  }
+
+ private:
+  std::unordered_map<uint64_t, std::unique_ptr<Queues>> table_;
+  uint64_t last_ctx_ = ~uint64_t{0};
+  Queues* last_ = nullptr;
+};
+
+}  // namespace ftmpi::p2p

@@ -1,0 +1,115 @@
+// A point-to-point operation in flight. Requests live in a pool owned by the
+// engine; their 64-bit id (generation << 32 | index) travels in protocol
+// headers, so a late reply for a request that was freed and reused is
+// recognised as stale instead of corrupting the new one.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/err.hpp"
+#include "comm/model/communicator.hpp"
+#include "p2p/typed_buffer.hpp"
+
+namespace ftmpi::p2p {
+
+enum class ReqKind : uint8_t { kSend, kRecv };
+enum class SendMode : uint8_t { kStandard, kSync, kReady, kBuffered };
+
+// Protocol position of a request (what it waits for).
+enum class Proto : uint8_t {
+  kIdle,
+  kQueued,        // send waiting for ring space behind earlier frames
+  kPosted,        // receive in the posted queue
+  kWaitAck,       // synchronous eager send, waiting for the match
+  kWaitFin,       // RTS sent, receiver reads with CMA, waiting for FIN
+  kWaitCts,       // RTS sent, waiting for CTS (pipelined)
+  kPushing,       // sender streaming DATA
+  kReceiving,     // receiver taking DATA
+  kDone,
+};
+
+struct Request;
+using CompletionFn = void (*)(Request&, void* arg);
+
+struct Request {
+  uint64_t id = 0;
+  ReqKind kind = ReqKind::kSend;
+  SendMode mode = SendMode::kStandard;
+  Proto proto = Proto::kIdle;
+  bool active = false;      // started and not yet completed (persistent: between Start and completion)
+  bool complete = false;
+  bool persistent = false;
+  bool user_freed = false;  // MPI_Request_free on an active request: release at completion
+  bool cancelled = false;
+  bool cancel_pending = false;
+
+  TypedBuffer data;
+  comm::Communicator* comm = nullptr;
+  int peer_rank = 0;   // as given by the user (rank, MPI_ANY_SOURCE or MPI_PROC_NULL)
+  int32_t peer_slot = -1;  // send: destination; recv: required source (-1 = any)
+  uint32_t peer_inc = 0;
+  int tag = 0;
+  uint64_t ctx = 0;
+
+  // Outcome (what MPI_Status reports).
+  int st_source = 0;
+  int st_tag = 0;
+  Err st_err = Err::kOk;
+  uint64_t st_bytes = 0;
+
+  // Protocol state.
+  uint64_t msg_len = 0;     // receive: incoming message size
+  uint64_t remote_req = 0;  // the other side's request id
+  uint64_t done_bytes = 0;  // pipelined bytes sent / received
+  int32_t xfer_slot = -1;   // peer of the data transfer
+  std::unique_ptr<uint8_t[]> bounce;  // buffered-mode copy or pack buffer
+
+  Request* qnext = nullptr;  // posted queue / pending list
+  Request* qprev = nullptr;
+
+  CompletionFn on_complete = nullptr;  // upper layers (bsend, collectives)
+  void* cb_arg = nullptr;
+
+  void reset_outcome() {
+    st_source = 0;
+    st_tag = 0;
+    st_err = Err::kOk;
+    st_bytes = 0;
+    cancelled = false;
+    cancel_pending = false;
+    done_bytes = 0;
+    msg_len = 0;
+    remote_req = 0;
+    complete = false;
+  }
+};
+
+class RequestPool {
+ public:
+  Request* alloc();
+  void release(Request* r);
+  // The live request with this id, or nullptr if it was released since.
+  Request* find(uint64_t id) const;
+  size_t live() const { return live_; }
+  // The live request at this pool index (MPI_Request handles are indices).
+  Request* at(uint32_t idx) const {
+    return idx < by_index_.size() && by_index_[idx]->id != 0 ? by_index_[idx] : nullptr;
+  }
+  static uint32_t index_of(const Request* r) { return static_cast<uint32_t>(r->id & 0xffffffffu); }
+  template <typename Fn>
+  void for_each_live(Fn&& fn) {
+    for (Request* r : by_index_)
+      if (r->id != 0) fn(r);
+  }
+
+ private:
+  static constexpr size_t kChunk = 256;
+  std::vector<std::unique_ptr<Request[]>> chunks_;
+  std::vector<Request*> by_index_;
+  std::vector<uint32_t> gen_;
+  std::vector<uint32_t> free_;
+  size_t live_ = 0;
+};
+
+}  // namespace ftmpi::p2p

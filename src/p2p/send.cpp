@@ -1,0 +1,282 @@
+// Send side of the protocols: EAGER / RTS construction, the per-peer queue
+// of frames waiting for ring space, and DATA streaming after a CTS.
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "base/log.hpp"
+#include "p2p/engine.hpp"
+
+namespace ftmpi::p2p {
+namespace {
+constexpr size_t kMaxRtsIov = 64;
+
+MatchHdr make_match(const Request& r, MsgType t, ProcId self, uint32_t epoch, uint64_t len) {
+  MatchHdr h{};
+  h.type = t;
+  h.flags = r.mode == SendMode::kSync ? kFlagSync : 0;
+  h.tag = r.tag;
+  h.ctx = r.ctx;
+  h.src_slot = self.slot;
+  h.src_inc = self.incarnation;
+  h.epoch = epoch;
+  h.len = len;
+  h.sreq = r.id;
+  return h;
+}
+}  // namespace
+
+Err Engine::start_send(Request* r) {
+  r->kind = ReqKind::kSend;
+  r->reset_outcome();
+  r->active = true;
+  ++active_sends_;
+  if (r->comm) ++r->comm->pending_ops;
+  if (r->peer_rank == kProcNull) {
+    r->st_source = kProcNull;
+    r->st_tag = kAnyTag;
+    complete(r);
+    return Err::kOk;
+  }
+  const ProcId dst = r->comm->peer_group().at(r->peer_rank);
+  if (!dst.valid()) {  // a BLANK rank behaves like MPI_PROC_NULL
+    r->st_source = kProcNull;
+    r->st_tag = kAnyTag;
+    complete(r);
+    return Err::kOk;
+  }
+  r->peer_slot = dst.slot;
+  r->peer_inc = dst.incarnation;
+  r->xfer_slot = dst.slot;
+  Peer& p = peer(dst.slot);
+  if (!p.alive || p.inc != dst.incarnation) {
+    r->st_err = Err::kOther;
+    complete(r);
+    return Err::kOk;
+  }
+  if (p.via == Via::kSelf) {
+    send_self(r);
+    return Err::kOk;
+  }
+  if (p.pending.empty() && try_send_match(p, dst.slot, r)) return Err::kOk;
+  r->proto = Proto::kQueued;
+  if (p.pending.empty()) pending_peers_.push_back(dst.slot);
+  p.pending.push_back(Pending{r, {}});
+  return Err::kOk;
+}
+
+bool Engine::try_send_match(Peer& p, int32_t slot, Request* r) {
+  const uint64_t len = r->data.bytes();
+  const bool sync = r->mode == SendMode::kSync;
+  if (p.via == Via::kShm) {
+    if (len <= shm_eager_) {
+      uint8_t* rec = shm_.reserve(p.local, sizeof(MatchHdr), len);
+      if (!rec) return false;
+      MatchHdr h = make_match(*r, MsgType::kEager, self_, epoch_, len);
+      std::memcpy(transport::ShmTransport::hdr_ptr(rec), &h, sizeof h);
+      if (len) r->data.pack(0, transport::ShmTransport::payload_ptr(rec, sizeof h), len);
+      shm_.commit(p.local, rec, sizeof h, len);
+      if (sync) r->proto = Proto::kWaitAck;
+      else complete(r);
+      return true;
+    }
+    // Rendezvous: offer our memory for a single copy when it is a few blocks.
+    iovec iov[kMaxRtsIov];
+    size_t niov = 0;
+    if (cma_ok_ && r->data.block_count(kMaxRtsIov + 1) <= kMaxRtsIov) {
+      size_t got = 0;
+      niov = r->data.iovecs(0, iov, kMaxRtsIov, len, &got);
+      if (got != len) niov = 0;
+    }
+    size_t hlen = sizeof(MatchHdr) + sizeof(RtsInfo) + niov * 16;
+    uint8_t* rec = shm_.reserve(p.local, hlen, 0);
+    if (!rec) return false;
+    uint8_t* h = transport::ShmTransport::hdr_ptr(rec);
+    MatchHdr mh = make_match(*r, MsgType::kRts, self_, epoch_, len);
+    RtsInfo info{static_cast<int32_t>(getpid()), static_cast<uint32_t>(niov)};
+    std::memcpy(h, &mh, sizeof mh);
+    std::memcpy(h + sizeof mh, &info, sizeof info);
+    for (size_t i = 0; i < niov; ++i) {
+      uint64_t a = reinterpret_cast<uint64_t>(iov[i].iov_base), l = iov[i].iov_len;
+      std::memcpy(h + sizeof mh + sizeof info + 16 * i, &a, 8);
+      std::memcpy(h + sizeof mh + sizeof info + 16 * i + 8, &l, 8);
+    }
+    shm_.commit(p.local, rec, hlen, 0);
+    r->proto = Proto::kWaitCts;
+    return true;
+  }
+  // TCP never refuses a frame: it queues what the socket does not take.
+  if (len <= tcp_eager_) {
+    MatchHdr h = make_match(*r, MsgType::kEager, self_, epoch_, len);
+    const void* src = r->data.contig();
+    if (!src && len) {
+      if (scratch_.size() < len) scratch_.resize(len);
+      r->data.pack(0, scratch_.data(), len);
+      src = scratch_.data();
+    }
+    tcp_.send(slot, &h, sizeof h, src, len);
+    if (sync) r->proto = Proto::kWaitAck;
+    else complete(r);
+    return true;
+  }
+  uint8_t hdr[sizeof(MatchHdr) + sizeof(RtsInfo)];
+  MatchHdr mh = make_match(*r, MsgType::kRts, self_, epoch_, len);
+  RtsInfo info{static_cast<int32_t>(getpid()), 0};
+  std::memcpy(hdr, &mh, sizeof mh);
+  std::memcpy(hdr + sizeof mh, &info, sizeof info);
+  tcp_.send(slot, hdr, sizeof hdr, nullptr, 0);
+  r->proto = Proto::kWaitCts;
+  return true;
+}
+
+bool Engine::try_send_ctl(Peer& p, int32_t slot, const CtlHdr& c) {
+  if (p.via == Via::kShm) {
+    uint8_t* rec = shm_.reserve(p.local, sizeof c, 0);
+    if (!rec) return false;
+    std::memcpy(transport::ShmTransport::hdr_ptr(rec), &c, sizeof c);
+    shm_.commit(p.local, rec, sizeof c, 0);
+    return true;
+  }
+  tcp_.send(slot, &c, sizeof c, nullptr, 0);
+  return true;
+}
+
+void Engine::send_ctl(int32_t slot, const CtlHdr& c) {
+  Peer& p = peer(slot);
+  if (!p.alive) return;
+  if (p.via == Via::kSelf) {
+    on_frame(slot, reinterpret_cast<const uint8_t*>(&c), sizeof c, nullptr, 0);
+    return;
+  }
+  if (p.pending.empty() && try_send_ctl(p, slot, c)) return;
+  if (p.pending.empty()) pending_peers_.push_back(slot);
+  p.pending.push_back(Pending{nullptr, c});
+}
+
+void Engine::send_self(Request* r) {
+  const uint64_t len = r->data.bytes();
+  MatchTable::Queues& q = match_.queues(r->ctx);
+  MatchHdr h = make_match(*r, MsgType::kRts, self_, epoch_, len);
+  if (Request* rr = match_.take_posted(q, self_.slot, r->tag)) {
+    RtsInfo none{};
+    deliver_rts(rr, h, none, nullptr);  // copies from r and completes both
+    return;
+  }
+  auto* u = new Unexpected;
+  u->hdr = h;
+  if (len <= shm_eager_ || len <= tcp_eager_) {
+    // Small self-messages are buffered so that a send to oneself before the
+    // matching receive does not block, as users of other MPIs expect.
+    u->hdr.type = MsgType::kEager;
+    u->payload.resize(len);
+    if (len) r->data.pack(0, u->payload.data(), len);
+    if (r->mode == SendMode::kSync) r->proto = Proto::kWaitAck;
+    else complete(r);
+  } else {
+    r->proto = Proto::kWaitCts;  // the receive copies straight from r
+  }
+  match_.add_unexpected(q, u);
+}
+
+int Engine::flush_pending() {
+  int n = 0;
+  for (size_t i = 0; i < pending_peers_.size();) {
+    int32_t slot = pending_peers_[i];
+    Peer& p = peer(slot);
+    while (!p.pending.empty()) {
+      Pending& f = p.pending.front();
+      bool sent = f.req ? try_send_match(p, slot, f.req) : try_send_ctl(p, slot, f.ctl);
+      if (!sent) break;
+      p.pending.pop_front();
+      ++n;
+    }
+    if (p.pending.empty()) {
+      pending_peers_[i] = pending_peers_.back();
+      pending_peers_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  return n;
+}
+
+void Engine::on_cts(const CtlHdr& c) {
+  Request* r = pool_.find(c.sreq);
+  if (!r || r->proto != Proto::kWaitCts) return;  // stale (cancelled or failed meanwhile)
+  r->remote_req = c.rreq;
+  r->msg_len = std::min<uint64_t>(c.offset, r->data.bytes());  // bytes the receiver can take
+  r->done_bytes = 0;
+  if (r->msg_len == 0) {
+    complete(r);
+    return;
+  }
+  r->proto = Proto::kPushing;
+  pushing_.push_back(r);
+}
+
+void Engine::on_fin_or_ack(const CtlHdr& c) {
+  Request* r = pool_.find(c.sreq);
+  if (!r) return;
+  if (r->proto == Proto::kWaitAck || r->proto == Proto::kWaitCts || r->proto == Proto::kWaitFin) complete(r);
+}
+
+bool Engine::push_one(Request* r) {
+  Peer& p = peer(r->xfer_slot);
+  CtlHdr c{};
+  c.type = MsgType::kData;
+  c.sreq = r->id;
+  c.rreq = r->remote_req;
+  if (p.via == Via::kShm) {
+    const uint64_t max_chunk = shm_.max_payload(sizeof c) / 2;
+    while (r->done_bytes < r->msg_len) {
+      uint64_t left = r->msg_len - r->done_bytes;
+      uint64_t want = std::min(left, max_chunk);
+      uint8_t* rec = shm_.reserve(p.local, sizeof c, want);
+      if (!rec) {
+        // Take what is free now rather than wait for a whole chunk.
+        uint64_t room = shm_.writable_payload(p.local, sizeof c);
+        if (room < std::min<uint64_t>(left, 4096)) return false;
+        want = std::min(left, room);
+        rec = shm_.reserve(p.local, sizeof c, want);
+        if (!rec) return false;
+      }
+      c.offset = r->done_bytes;
+      std::memcpy(transport::ShmTransport::hdr_ptr(rec), &c, sizeof c);
+      r->data.pack(r->done_bytes, transport::ShmTransport::payload_ptr(rec, sizeof c), want);
+      shm_.commit(p.local, rec, sizeof c, want);
+      r->done_bytes += want;
+    }
+    return true;
+  }
+  while (r->done_bytes < r->msg_len && tcp_.queued_bytes(r->xfer_slot) < 2 * tcp_chunk_) {
+    uint64_t want = std::min(r->msg_len - r->done_bytes, tcp_chunk_);
+    const uint8_t* src = r->data.contig() ? r->data.contig() + r->done_bytes : nullptr;
+    if (!src) {
+      if (scratch_.size() < want) scratch_.resize(want);
+      r->data.pack(r->done_bytes, scratch_.data(), want);
+      src = scratch_.data();
+    }
+    c.offset = r->done_bytes;
+    tcp_.send(r->xfer_slot, &c, sizeof c, src, want);
+    r->done_bytes += want;
+  }
+  return r->done_bytes == r->msg_len;
+}
+
+int Engine::push_data() {
+  int n = 0;
+  for (size_t i = 0; i < pushing_.size();) {
+    Request* r = pushing_[i];
+    if (push_one(r)) {
+      pushing_[i] = pushing_.back();
+      pushing_.pop_back();
+      complete(r);
+      ++n;
+    } else {
+      ++i;
+    }
+  }
+  return n;
+}
+
+}  // namespace ftmpi::p2p

@@ -1,0 +1,62 @@
+// Point-to-point protocol headers, carried as the "header" part of transport
+// frames (spec/wire-p2p.md). Native byte order: frames never leave a
+// homogeneous job (the TCP transport still frames lengths little-endian).
+//
+//   EAGER  match header + payload            message fits the eager limit
+//   RTS    match header + RtsInfo [+ iovs]   large message: "come and get it"
+//   CTS    CtlHdr                            receiver matched an RTS; send DATA
+//   DATA   CtlHdr + payload at offset        pipelined bytes of a matched RTS
+//   FIN    CtlHdr                            receiver copied the data itself (CMA)
+//   ACK    CtlHdr                            synchronous send was matched
+#pragma once
+#include <cstdint>
+
+namespace ftmpi::p2p {
+
+enum class MsgType : uint8_t {
+  kEager = 1,
+  kRts = 2,
+  kCts = 3,
+  kData = 4,
+  kFin = 5,
+  kAck = 6,
+  kCancel = 7,      // sender asks to withdraw an unmatched message
+  kCancelReply = 8, // receiver's answer: flags bit0 = withdrawn
+};
+
+inline constexpr uint8_t kFlagSync = 1;  // EAGER/RTS: acknowledge when matched
+
+struct MatchHdr {
+  MsgType type;
+  uint8_t flags;
+  uint16_t reserved;
+  int32_t tag;
+  uint64_t ctx;
+  int32_t src_slot;
+  uint32_t src_inc;
+  uint32_t epoch;
+  uint32_t reserved2;
+  uint64_t len;   // message size in bytes (packed)
+  uint64_t sreq;  // sender's request id (RTS and synchronous EAGER)
+};
+static_assert(sizeof(MatchHdr) == 48);
+
+// Follows MatchHdr in an RTS. niov > 0: the sender's data is readable with
+// process_vm_readv at these addresses (pairs of u64 addr, u64 len follow).
+struct RtsInfo {
+  int32_t pid;
+  uint32_t niov;
+};
+
+struct CtlHdr {
+  MsgType type;
+  uint8_t flags;
+  uint16_t reserved;
+  uint32_t reserved2;
+  uint64_t sreq;
+  uint64_t rreq;
+  uint64_t offset;  // DATA: where this piece goes in the packed stream
+};
+static_assert(sizeof(CtlHdr) == 32);
+
+}  // namespace ftmpi::p2p
