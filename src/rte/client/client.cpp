@@ -1,0 +1,286 @@
+#include "rte/client/client.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "base/clock.hpp"
+#include "base/fd.hpp"
+#include "base/log.hpp"
+#include "rte/proto/rank_messages.hpp"
+
+namespace ftmpi::rte {
+namespace {
+
+using proto::Frame;
+using proto::FrameReader;
+using proto::MsgType;
+
+// How long abort() waits for the runtime to confirm before exiting by itself.
+constexpr int kAbortWaitMs = 10000;
+
+std::string local_hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+// Modes for a singleton come from the same environment variables the launcher reads.
+template <typename E>
+bool mode_from_env(const char* name, E& out) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return true;
+  if (parse_mode(v, out)) return true;
+  FTMPI_LOG(kError, "rte", "%s=%s is not a valid mode", name, v);
+  return false;
+}
+
+Err singleton_boot(BootInfo& out) {
+  out = BootInfo{};
+  out.self = ProcId{0, 0};
+  out.world_size = 1;
+  out.host = 0;
+  out.hostname = local_hostname();
+  out.local_slots = {0};
+  out.local_index = 0;
+  out.secret = auth::make_secret();
+  out.singleton = true;
+  if (!mode_from_env("FTMPI_COMM_MODE", out.modes.comm) || !mode_from_env("FTMPI_MSG_MODE", out.modes.msg) ||
+      !mode_from_env("FTMPI_COLL_MODE", out.modes.coll) ||
+      !mode_from_env("FTMPI_RECOVERY_MODE", out.modes.recovery))
+    return Err::kArg;
+  return Err::kOk;
+}
+
+}  // namespace
+
+Client::~Client() { fd::close_quietly(fd_); }
+
+void Client::lost_daemon(const char* why) {
+  FTMPI_LOG(kError, "rte", "control channel to the daemon: %s; exiting", why);
+  ::_exit(1);
+}
+
+void Client::send_frame(const std::vector<uint8_t>& frame) {
+  size_t off = 0;
+  while (off < frame.size()) {
+    ssize_t w = ::send(fd_, frame.data() + off, frame.size() - off, MSG_NOSIGNAL);
+    if (w > 0) {
+      off += static_cast<size_t>(w);
+      continue;
+    }
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // Someone made the socket non-blocking (the progress engine may): wait.
+      pollfd p{fd_, POLLOUT, 0};
+      ::poll(&p, 1, -1);
+      continue;
+    }
+    lost_daemon(w < 0 ? std::strerror(errno) : "short write");
+  }
+}
+
+void Client::read_socket() {
+  uint8_t buf[16 * 1024];
+  for (;;) {
+    ssize_t r = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
+    if (r > 0) {
+      reader_.feed(buf, static_cast<size_t>(r));
+      continue;
+    }
+    if (r == 0) lost_daemon("closed by the daemon");
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+    lost_daemon(std::strerror(errno));
+  }
+}
+
+bool Client::queue_notice(const Frame& f) {
+  if (f.type == static_cast<uint16_t>(MsgType::kProcFailed)) {
+    proto::ProcFailed m;
+    if (!proto::parse(f, m)) lost_daemon("malformed PROC_FAILED");
+    pending_.push_back(Pending{Pending::kProcFailed, m.who, m.event_seq, 0});
+    return true;
+  }
+  if (f.type == static_cast<uint16_t>(MsgType::kJobAbort)) {
+    proto::JobAbort m;
+    if (!proto::parse(f, m)) lost_daemon("malformed JOB_ABORT");
+    pending_.push_back(Pending{Pending::kJobAbort, ProcId{}, 0, m.exit_code});
+    return true;
+  }
+  return false;
+}
+
+void Client::wait_for(MsgType type, Frame& out) {
+  for (;;) {
+    FrameReader::Next n;
+    while ((n = reader_.next(out)) == FrameReader::Next::kFrame) {
+      if (out.type == static_cast<uint16_t>(type)) return;
+      if (!queue_notice(out))
+        FTMPI_LOG(kWarn, "rte", "ignoring unexpected %s while waiting for %s", proto::msg_name(out.type),
+                  proto::msg_name(static_cast<uint16_t>(type)));
+    }
+    if (n == FrameReader::Next::kBad) lost_daemon(reader_.error().c_str());
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, -1) < 0 && errno != EINTR) lost_daemon(std::strerror(errno));
+    read_socket();
+  }
+}
+
+Err Client::init(BootInfo& out) {
+  const char* v = std::getenv("FTMPI_CTRL_FD");
+  if (!v || !*v) {
+    singleton_ = true;
+    Err e = singleton_boot(out);
+    self_ = out.self;
+    return e;
+  }
+  char* end = nullptr;
+  long n = std::strtol(v, &end, 10);
+  int type = 0;
+  socklen_t len = sizeof type;
+  if (*end != '\0' || n < 0 || n > 1 << 20 ||
+      getsockopt(static_cast<int>(n), SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM) {
+    FTMPI_LOG(kError, "rte", "FTMPI_CTRL_FD=%s is not a control socket", v);
+    return Err::kIntern;
+  }
+  fd_ = static_cast<int>(n);
+  // Programs this rank starts must not inherit the channel (they would look
+  // like this rank to the daemon); without the variable they become singletons.
+  fd::set_cloexec(fd_);
+  unsetenv("FTMPI_CTRL_FD");
+
+  proto::RankHello hello;
+  hello.pid = static_cast<int32_t>(getpid());
+  send_frame(proto::make_frame(hello));
+  Frame f;
+  wait_for(MsgType::kBoot, f);
+  proto::Boot boot;
+  if (!proto::parse(f, boot)) lost_daemon("malformed BOOT");
+  if (boot.version != proto::kProtocolVersion) lost_daemon("protocol version mismatch");
+
+  out = BootInfo{};
+  out.self = boot.self;
+  out.world_size = boot.world_size;
+  out.host = boot.host;
+  out.hostname = boot.hostname;
+  out.local_slots = boot.local_slots;
+  out.local_index = boot.local_index;
+  out.shm_fd = boot.shm_fd;
+  out.shm_size = boot.shm_size;
+  out.doorbell_fds.assign(boot.doorbell_fds.begin(), boot.doorbell_fds.end());
+  out.secret = boot.secret;
+  out.tcp_bind_addr = boot.tcp_bind_addr;
+  out.epoch = boot.epoch;
+  out.restarted = boot.restarted;
+  out.modes = boot.modes;
+  out.singleton = false;
+  if (out.shm_fd >= 0 && !fd::set_cloexec(out.shm_fd)) {
+    FTMPI_LOG(kError, "rte", "shared-memory fd %d from BOOT is not open", out.shm_fd);
+    return Err::kIntern;
+  }
+  for (int d : out.doorbell_fds) {
+    if (!fd::set_cloexec(d)) {
+      FTMPI_LOG(kError, "rte", "doorbell fd %d from BOOT is not open", d);
+      return Err::kIntern;
+    }
+  }
+  self_ = out.self;
+  host_ = out.host;
+  world_size_ = out.world_size;
+  return Err::kOk;
+}
+
+Err Client::exchange_cards(const Card& mine, std::vector<Card>& all) {
+  Card card = mine;
+  // The runtime, not the caller, is the authority on who and where we are.
+  card.id = self_;
+  card.host = host_;
+  card.pid = static_cast<int32_t>(getpid());
+  if (singleton_) {
+    all.assign(1, card);
+    return Err::kOk;
+  }
+  if (fd_ < 0) return Err::kIntern;
+  send_frame(proto::make_frame(proto::CardMsg{card}));
+  Frame f;
+  wait_for(MsgType::kCardTable, f);
+  proto::CardTable table;
+  if (!proto::parse(f, table)) lost_daemon("malformed CARD_TABLE");
+  if (table.cards.size() != static_cast<size_t>(world_size_)) lost_daemon("CARD_TABLE of the wrong size");
+  for (size_t i = 0; i < table.cards.size(); ++i)
+    if (table.cards[i].id.slot != static_cast<int32_t>(i)) lost_daemon("CARD_TABLE out of slot order");
+  all = std::move(table.cards);
+  return Err::kOk;
+}
+
+void Client::poll(EventSink& sink) {
+  if (fd_ >= 0) {
+    read_socket();
+    Frame f;
+    FrameReader::Next n;
+    while ((n = reader_.next(f)) == FrameReader::Next::kFrame) {
+      if (!queue_notice(f))
+        FTMPI_LOG(kWarn, "rte", "ignoring unexpected %s", proto::msg_name(f.type));
+    }
+    if (n == FrameReader::Next::kBad) lost_daemon(reader_.error().c_str());
+  }
+  // Deliver from a local copy: a sink may call back into this client.
+  std::deque<Pending> ready;
+  ready.swap(pending_);
+  for (const Pending& p : ready) {
+    if (p.kind == Pending::kProcFailed)
+      sink.on_proc_failed(p.who, p.seq);
+    else
+      sink.on_job_abort(p.exit_code);
+  }
+}
+
+Err Client::finalize() {
+  if (singleton_) return Err::kOk;
+  if (fd_ < 0) return Err::kIntern;
+  send_frame(proto::make_frame(proto::FenceEnter{}));
+  Frame f;
+  wait_for(MsgType::kFenceDone, f);
+  return Err::kOk;
+}
+
+void Client::abort(int code, const std::string& msg) {
+  int status = (code & 0xff) == 0 && code != 0 ? 1 : (code & 0xff);
+  if (fd_ < 0) {
+    std::fprintf(stderr, "MPI_Abort with code %d: %s\n", code, msg.c_str());
+    std::fflush(nullptr);
+    ::_exit(status);
+  }
+  send_frame(proto::make_frame(proto::AbortRequest{code, msg}));
+  std::fflush(nullptr);
+  // The daemon answers with JOB_ABORT (then SIGTERM); exit on whichever comes
+  // first, or by ourselves if the runtime is slow.
+  uint64_t deadline = now_ns() + static_cast<uint64_t>(kAbortWaitMs) * 1000000ull;
+  Frame f;
+  for (;;) {
+    while (reader_.next(f) == FrameReader::Next::kFrame)
+      if (f.type == static_cast<uint16_t>(MsgType::kJobAbort)) ::_exit(status);
+    uint64_t now = now_ns();
+    if (now >= deadline || reader_.failed()) ::_exit(status);
+    pollfd p{fd_, POLLIN, 0};
+    ::poll(&p, 1, static_cast<int>((deadline - now) / 1000000ull) + 1);
+    uint8_t buf[4096];
+    ssize_t r = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
+    if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) ::_exit(status);
+    if (r > 0) reader_.feed(buf, static_cast<size_t>(r));
+  }
+}
+
+void Client::report_suspect(ProcId who) {
+  if (singleton_ || fd_ < 0 || !who.valid()) return;
+  send_frame(proto::make_frame(proto::Suspect{who}));
+}
+
+}  // namespace ftmpi::rte

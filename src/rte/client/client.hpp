@@ -1,0 +1,105 @@
+// Library side of the control protocol: the one channel between a rank and its
+// daemon (an inherited socketpair, FTMPI_CTRL_FD). Through it a rank boots
+// (learns who it is and gets the host's shared-memory segment and doorbells),
+// exchanges contact cards with every other rank, hears about failures, and
+// fences at MPI_Finalize. The p2p progress engine puts fd() in its epoll set and
+// calls poll() when it is readable, so notices arrive while a rank sleeps.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "base/auth.hpp"
+#include "base/err.hpp"
+#include "base/proc_id.hpp"
+#include "rte/proto/card.hpp"
+#include "rte/proto/frame.hpp"
+#include "rte/proto/modes.hpp"
+
+namespace ftmpi::rte {
+
+// CommMode, MsgMode, CollMode, RecoveryMode and Modes (FT modes chosen at
+// launch, DESIGN §7) are defined in rte/proto/modes.hpp, and Card (how to reach
+// one process) in rte/proto/card.hpp: the daemons carry both without linking
+// this client. They are in this namespace, so users of this header see them
+// unchanged.
+
+struct BootInfo {
+  ProcId self;
+  int32_t world_size = 1;
+  int32_t host = 0;       // this host's index
+  std::string hostname;   // name the user gave (or gethostname())
+  std::vector<int32_t> local_slots;  // slots on this host, by local index
+  int32_t local_index = 0;           // my position in local_slots
+  int shm_fd = -1;                   // host segment (memfd), -1 if none
+  uint64_t shm_size = 0;
+  std::vector<int> doorbell_fds;     // eventfd per local index
+  auth::Secret secret{};
+  std::string tcp_bind_addr = "127.0.0.1";  // address my TCP transport binds
+  uint32_t epoch = 0;                // job epoch at (re)start
+  bool restarted = false;            // respawned process: MPI_Init returns MPI_INIT_RESTARTED_NODE
+  Modes modes;
+  bool singleton = false;            // started without ftmpirun: a job of one
+};
+
+// Runtime events delivered by poll(); p2p implements this and forwards upwards.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  // A process is dead; every survivor gets the same notices in the same order.
+  virtual void on_proc_failed(ProcId who, uint64_t event_seq) = 0;
+  // The launcher or another rank ended the job (MPI_Abort elsewhere, SIGINT).
+  virtual void on_job_abort(int exit_code) = 0;
+};
+
+class Client {
+ public:
+  Client() = default;
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Reads FTMPI_CTRL_FD; without it, fills a singleton BootInfo (world of one).
+  Err init(BootInfo& out);
+  int fd() const { return fd_; }
+  // Collective over the job: send my card, get everybody's (indexed by slot).
+  Err exchange_cards(const Card& mine, std::vector<Card>& all);
+  // Drains whatever the daemon sent; never blocks.
+  void poll(EventSink& sink);
+  // Collective fence of MPI_Finalize; after it, my exit is a normal one.
+  Err finalize();
+  // Ends the whole job with this exit code; the launcher prints msg.
+  [[noreturn]] void abort(int code, const std::string& msg);
+  // A transport error with this process (the runtime decides if it is dead).
+  void report_suspect(ProcId who);
+  // Notices that arrived while exchange_cards()/finalize() blocked and that
+  // poll() has not delivered yet (fd() need not be readable for them).
+  bool has_pending_events() const { return !pending_.empty(); }
+
+ private:
+  struct Pending {
+    enum Kind { kProcFailed, kJobAbort } kind;
+    ProcId who;
+    uint64_t seq = 0;
+    int exit_code = 0;
+  };
+  void send_frame(const std::vector<uint8_t>& frame);
+  // Reads what the socket holds; exits the process if the daemon is gone.
+  void read_socket();
+  // Keeps failure and abort notices for poll(); true if `f` was one.
+  bool queue_notice(const proto::Frame& f);
+  // Blocks until a frame of `type` arrives, queueing notices meanwhile.
+  void wait_for(proto::MsgType type, proto::Frame& out);
+  [[noreturn]] void lost_daemon(const char* why);
+
+  int fd_ = -1;
+  bool singleton_ = false;
+  ProcId self_;
+  int32_t host_ = 0;
+  int32_t world_size_ = 1;
+  proto::FrameReader reader_;
+  std::deque<Pending> pending_;
+};
+
+}  // namespace ftmpi::rte

@@ -1,0 +1,329 @@
+#include "rte/daemon/daemon.hpp"
+
+#include <signal.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "base/log.hpp"
+#include "rte/common/process.hpp"
+#include "rte/proto/rank_messages.hpp"
+
+namespace ftmpi::rte {
+
+using proto::MsgType;
+
+namespace {
+// Output queued towards the launcher beyond which ranks' pipes stop being read.
+constexpr size_t kOutputHighWater = 8u << 20;
+// A daemon that never hears its job gives up.
+constexpr uint64_t kJobStartTimeoutMs = 60000;
+}  // namespace
+
+Daemon::Daemon(const DaemonArgs& args, const auth::Secret& secret)
+    : args_(args), secret_(secret), ranks_(loop_, *this) {}
+
+Daemon::~Daemon() {
+  if (signal_watch_) loop_.unwatch(signal_watch_);
+  if (listen_watch_) loop_.unwatch(listen_watch_);
+  if (signal_fd_ >= 0) ::close(signal_fd_);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+int Daemon::run() {
+  signal_fd_ = make_signal_fd({SIGTERM, SIGINT, SIGHUP});
+  signal_watch_ = loop_.watch(signal_fd_, EPOLLIN, [this](uint32_t) { on_signal(); });
+  if (!listen_for_peers() || !connect_launcher()) return 1;
+  job_timer_ = loop_.after_ms(kJobStartTimeoutMs, [this] {
+    job_timer_ = 0;
+    FTMPI_LOG(kError, "ftmpid", "no job from the launcher in time; exiting");
+    exit_status_ = 1;
+    stop_ = true;
+  });
+  while (!stop_) loop_.run_once(-1);
+  // Give the launcher what is still queued for it (DAEMON_DONE, last output).
+  for (int i = 0; i < 50 && launcher_ && !launcher_->closed() && launcher_->pending() > 0; ++i)
+    loop_.run_once(20);
+  return exit_status_;
+}
+
+void Daemon::on_signal() {
+  int sig;
+  while ((sig = read_signal(signal_fd_)) != 0) {
+    FTMPI_LOG(kInfo, "ftmpid", "got %s; ending ranks", signal_name(sig).c_str());
+    // Exiting on our own (not through SHUTDOWN) tells the launcher something is wrong.
+    exit_without_done_ = true;
+    terminate(128 + sig, terminating_);
+  }
+}
+
+void Daemon::start_job(const proto::JobStart& job) {
+  if (job_) {
+    FTMPI_LOG(kError, "ftmpid", "second JOB_START ignored");
+    return;
+  }
+  if (args_.host >= static_cast<int32_t>(job.hosts.size())) {
+    FTMPI_LOG(kError, "ftmpid", "JOB_START has no entry for host %d", args_.host);
+    exit_status_ = 1;
+    stop_ = true;
+    return;
+  }
+  if (job_timer_) loop_.cancel(job_timer_);
+  job_timer_ = 0;
+  job_ = job;
+  state_.init(job);
+  const proto::HostEntry& me = job.hosts[static_cast<size_t>(args_.host)];
+  std::string ident = "ftmpid@" + me.name;
+  log::set_identity(ident.c_str());
+  if (job.leader == args_.host) {
+    leader_ = std::make_unique<Leader>(state_, *this);
+  } else if (!connect_leader()) {
+    exit_status_ = 1;
+    stop_ = true;
+    return;
+  }
+  std::string err;
+  if (!ranks_.create_host_resources(me.slots, job.shm_size, err)) {
+    FTMPI_LOG(kError, "ftmpid", "%s", err.c_str());
+    exit_status_ = 1;
+    stop_ = true;
+    return;
+  }
+  LocalRanks::Launch launch;
+  launch.program = job.program;
+  launch.args = job.args;
+  launch.cwd = job.cwd;
+  launch.world_size = job.world_size;
+  launch.stdin_slot = job.stdin_slot;
+  ranks_.spawn_all(launch);
+  maybe_done();  // a host with no slots is done at once
+}
+
+void Daemon::send_boot(LocalRank& r) {
+  const proto::JobStart& job = *job_;
+  const proto::HostEntry& me = job.hosts[static_cast<size_t>(args_.host)];
+  proto::Boot b;
+  b.self = r.id;
+  b.world_size = job.world_size;
+  b.host = args_.host;
+  b.hostname = me.name;
+  b.local_slots = me.slots;
+  b.local_index = r.local_index;
+  b.shm_fd = ranks_.shm_fd();
+  b.shm_size = ranks_.shm_size();
+  b.doorbell_fds.assign(ranks_.doorbells().begin(), ranks_.doorbells().end());
+  b.secret = secret_;
+  b.tcp_bind_addr = me.addr;
+  b.epoch = state_.epoch();
+  b.restarted = false;
+  b.modes = state_.modes();
+  r.ctrl->send(b);
+}
+
+void Daemon::notify_failures(LocalRank& r) {
+  if (!r.booted || !r.running() || !r.ctrl) return;
+  for (const proto::ProcFailure& f : state_.events()) {
+    if (f.seq <= r.notified_upto) continue;
+    r.notified_upto = f.seq;
+    if (f.who == r.id) continue;
+    r.ctrl->send(proto::ProcFailed{f.who, f.seq});
+  }
+}
+
+void Daemon::on_control(LocalRank& r, const proto::Frame& f) {
+  auto bad = [&](const char* why) {
+    FTMPI_LOG(kError, "ftmpid", "rank %d: %s %s; closing its control channel", r.id.slot, why,
+              proto::msg_name(f.type));
+    r.ctrl->close(why);
+  };
+  switch (static_cast<MsgType>(f.type)) {
+    case MsgType::kRankHello: {
+      proto::RankHello m;
+      if (!proto::parse(f, m) || r.booted) return bad("unexpected");
+      if (m.version != proto::kProtocolVersion) return bad("protocol version mismatch in");
+      r.booted = true;
+      send_boot(r);
+      notify_failures(r);
+      if (terminating_) r.ctrl->send(proto::JobAbort{1});
+      return;
+    }
+    case MsgType::kCard: {
+      proto::CardMsg m;
+      if (!proto::parse(f, m) || !r.booted || r.carded) return bad("unexpected");
+      r.card = m.card;
+      r.card.id = r.id;  // the daemon knows who is on this channel
+      r.card.host = args_.host;
+      r.card.pid = static_cast<int32_t>(r.pid);
+      r.carded = true;
+      check_local_cards();
+      return;
+    }
+    case MsgType::kFenceEnter: {
+      proto::FenceEnter m;
+      if (!proto::parse(f, m) || !r.booted || r.fence_entered) return bad("unexpected");
+      r.fence_entered = true;
+      check_local_fence();
+      return;
+    }
+    case MsgType::kAbortRequest: {
+      proto::AbortRequest m;
+      if (!proto::parse(f, m) || !r.booted) return bad("unexpected");
+      to_leader(proto::make_frame(proto::AbortUp{r.id, static_cast<int32_t>(r.pid), m.code, m.message}));
+      return;
+    }
+    case MsgType::kSuspect: {
+      proto::Suspect m;
+      if (!proto::parse(f, m) || !r.booted) return bad("unexpected");
+      to_leader(proto::make_frame(proto::SuspectUp{r.id, m.who}));
+      return;
+    }
+    default: return bad("sent");
+  }
+}
+
+void Daemon::check_local_cards() {
+  if (cards_up_sent_ || terminating_) return;
+  proto::CardsUp up;
+  for (const LocalRank& r : ranks_.ranks()) {
+    if (r.carded)
+      up.cards.push_back(r.card);
+    else if (r.running())
+      return;  // still expecting its card
+  }
+  cards_up_sent_ = true;
+  to_leader(proto::make_frame(up));
+}
+
+void Daemon::check_local_fence() {
+  if (fence_up_sent_ || terminating_) return;
+  proto::FenceUp up;
+  for (const LocalRank& r : ranks_.ranks()) {
+    if (r.fence_entered)
+      up.procs.push_back(r.id);
+    else if (r.running())
+      return;
+  }
+  fence_up_sent_ = true;
+  to_leader(proto::make_frame(up));
+}
+
+void Daemon::from_leader(const proto::Frame& f) {
+  switch (static_cast<MsgType>(f.type)) {
+    case MsgType::kCardTableDown: {
+      proto::CardTableDown m;
+      if (!proto::parse(f, m)) break;
+      proto::CardTable table{std::move(m.cards)};
+      for (LocalRank& r : ranks_.ranks())
+        if (r.carded && r.running() && r.ctrl) r.ctrl->send(table);
+      return;
+    }
+    case MsgType::kFenceDown: {
+      proto::FenceDown m;
+      if (!proto::parse(f, m)) break;
+      for (LocalRank& r : ranks_.ranks()) {
+        if (r.fence_entered && r.running() && r.ctrl) {
+          r.fence_done = true;
+          r.ctrl->send(proto::FenceDone{});
+        }
+      }
+      return;
+    }
+    case MsgType::kEventDown: {
+      proto::EventDown m;
+      if (!proto::parse(f, m)) break;
+      // The leader's own state already holds the event; followers apply it here.
+      if (!state_.apply_failure(m.failure) && m.failure.seq > state_.events().size()) {
+        FTMPI_LOG(kError, "ftmpid", "event %llu arrived out of order",
+                  static_cast<unsigned long long>(m.failure.seq));
+        break;
+      }
+      for (LocalRank& r : ranks_.ranks()) notify_failures(r);
+      return;
+    }
+    case MsgType::kEndJob: {
+      proto::EndJob m;
+      if (!proto::parse(f, m)) break;
+      terminate(m.exit_code, false);
+      return;
+    }
+    case MsgType::kCheckProc: {
+      proto::CheckProc m;
+      if (!proto::parse(f, m)) break;
+      if (LocalRank* r = ranks_.find(m.who.slot); r && r->id == m.who) ranks_.check(*r);
+      return;
+    }
+    default: break;
+  }
+  FTMPI_LOG(kError, "ftmpid", "bad %s from the leader", proto::msg_name(f.type));
+  if (leader_link_) leader_link_->close("protocol error");
+}
+
+void Daemon::terminate(int32_t exit_code, bool immediate) {
+  if (!terminating_) {
+    terminating_ = true;
+    for (LocalRank& r : ranks_.ranks())
+      if (r.booted && r.running() && r.ctrl) r.ctrl->send(proto::JobAbort{exit_code});
+  }
+  if (immediate) {
+    ranks_.signal_all(SIGKILL);
+  } else if (!grace_timer_) {
+    ranks_.signal_all(SIGTERM);
+    uint32_t grace = job_ ? job_->grace_ms : 1000;
+    grace_timer_ = loop_.after_ms(grace, [this] {
+      grace_timer_ = 0;
+      ranks_.signal_all(SIGKILL);
+    });
+  }
+  maybe_done();
+}
+
+void Daemon::on_exit(LocalRank& r) {
+  bool never_joined_ok = !r.booted && r.exit.how == proto::ExitInfo::kExited && r.exit.value == 0;
+  if (r.fence_done || never_joined_ok)
+    r.end = proto::EndKind::kNormal;
+  else if (terminating_)
+    r.end = proto::EndKind::kTerminated;
+  else
+    r.end = proto::EndKind::kFailure;
+  FTMPI_LOG(kDebug, "ftmpid", "rank %d (pid %d) %s", r.id.slot, static_cast<int>(r.pid),
+            describe_exit(r.exit).c_str());
+  to_leader(proto::make_frame(proto::ProcExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end}));
+  check_local_cards();
+  check_local_fence();
+}
+
+void Daemon::on_finished(LocalRank& r) {
+  to_launcher(proto::make_frame(proto::RankExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end}));
+  maybe_done();
+}
+
+void Daemon::on_output(LocalRank& r, uint8_t stream, std::string data) {
+  proto::Io io;
+  io.slot = r.id.slot;
+  io.stream = stream;
+  io.data = std::move(data);
+  to_launcher(proto::make_frame(io));
+  if (launcher_ && launcher_->pending() > kOutputHighWater) ranks_.pause_output(true);
+}
+
+void Daemon::on_output_eof(LocalRank& r, uint8_t stream) {
+  to_launcher(proto::make_frame(proto::IoEof{r.id.slot, stream}));
+}
+
+void Daemon::on_stdin_consumed(size_t bytes) {
+  to_launcher(proto::make_frame(proto::StdinCredit{static_cast<uint32_t>(bytes)}));
+}
+
+void Daemon::maybe_done() {
+  bool ranks_done = !job_ || ranks_.all_finished();
+  if (!ranks_done) return;
+  if (exit_without_done_) {
+    stop_ = true;  // nobody to report to
+    return;
+  }
+  if (job_ && !done_sent_) {
+    done_sent_ = true;
+    to_launcher(proto::make_frame(proto::DaemonDone{}));
+  }
+}
+
+}  // namespace ftmpi::rte

@@ -1,0 +1,125 @@
+// The ranks of this host as operating-system processes: the host's memfd
+// segment and eventfd doorbells, fork/exec of each rank with its control
+// socketpair and stdio pipes, watching exits through pidfds, reading output,
+// feeding stdin. What the protocol makes of all that is the Daemon's business
+// (RankListener).
+//
+// Each rank runs in its own process group (pgid = its pid), so one kill(-pid)
+// reaches whatever the rank forked too; the daemon itself runs in its own
+// session, away from the terminal's Ctrl-C. PR_SET_PDEATHSIG(SIGKILL) ends a
+// rank whose daemon vanishes.
+#pragma once
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/proc_id.hpp"
+#include "rte/common/connection.hpp"
+#include "rte/common/event_loop.hpp"
+#include "rte/proto/card.hpp"
+#include "rte/proto/runtime_messages.hpp"
+
+namespace ftmpi::rte {
+
+struct LocalRank {
+  ProcId id;
+  int32_t local_index = 0;
+  pid_t pid = -1;
+  // Protocol progress, maintained by the Daemon.
+  bool booted = false;
+  bool carded = false;
+  bool fence_entered = false;
+  bool fence_done = false;
+  uint64_t notified_upto = 0;  // highest failure event seq passed to this rank
+  proto::EndKind end = proto::EndKind::kNormal;
+  Card card;
+  // Process state, maintained by LocalRanks.
+  bool exited = false;    // reaped
+  bool finished = false;  // reaped and its output streams are closed
+  proto::ExitInfo exit;
+  std::unique_ptr<Connection> ctrl;
+
+  // Can still act on the job (not yet reaped).
+  bool running() const { return !exited; }
+
+ private:
+  friend class LocalRanks;
+  int pidfd = -1;
+  uint64_t pid_watch = 0;
+  int out_fd[2] = {-1, -1};  // stdout, stderr read ends
+  uint64_t out_watch[2] = {0, 0};
+  int in_fd = -1;  // write end of stdin pipe (stdin rank only)
+  uint64_t in_watch = 0;
+  std::string in_buf;
+  bool in_eof = false;
+  uint64_t linger_timer = 0;
+};
+
+class RankListener {
+ public:
+  virtual ~RankListener() = default;
+  virtual void on_control(LocalRank& r, const proto::Frame& f) = 0;
+  virtual void on_output(LocalRank& r, uint8_t stream, std::string data) = 0;
+  virtual void on_output_eof(LocalRank& r, uint8_t stream) = 0;
+  // Reaped; everything it had written is already passed to on_output.
+  virtual void on_exit(LocalRank& r) = 0;
+  // Its output streams are closed too.
+  virtual void on_finished(LocalRank& r) = 0;
+  // Bytes of stdin written to (or dropped for) the stdin rank.
+  virtual void on_stdin_consumed(size_t bytes) = 0;
+};
+
+class LocalRanks {
+ public:
+  LocalRanks(EventLoop& loop, RankListener& listener);
+  ~LocalRanks();
+
+  // Creates the shared-memory segment and doorbells for `slots` (this host's).
+  bool create_host_resources(const std::vector<int32_t>& slots, uint64_t shm_size, std::string& err);
+  struct Launch {
+    std::string program;
+    std::vector<std::string> args;
+    std::string cwd;
+    int32_t world_size = 1;
+    int32_t stdin_slot = -1;
+  };
+  // Forks every rank; a rank that cannot be forked is reported as exited 127.
+  void spawn_all(const Launch& launch);
+
+  std::vector<LocalRank>& ranks() { return ranks_; }
+  LocalRank* find(int32_t slot);
+  int shm_fd() const { return shm_fd_; }
+  uint64_t shm_size() const { return shm_size_; }
+  const std::vector<int>& doorbells() const { return doorbells_; }
+  bool all_finished() const;
+
+  // Sends `sig` to the process group of every rank not yet reaped.
+  void signal_all(int sig);
+  // Reaps `r` now if it has exited (a peer suspects it).
+  void check(LocalRank& r);
+  void write_stdin(const std::string& data);
+  void close_stdin();
+  // Stops/resumes reading rank output (the launcher link is backed up).
+  void pause_output(bool paused);
+
+ private:
+  void spawn_one(LocalRank& r, const Launch& launch);
+  void on_pidfd(LocalRank& r);
+  void read_output(LocalRank& r, int stream_index, bool until_eof_or_empty);
+  void close_output(LocalRank& r, int stream_index);
+  void pump_stdin(LocalRank& r);
+  void drop_stdin(LocalRank& r);
+  void maybe_finished(LocalRank& r);
+
+  EventLoop& loop_;
+  RankListener& listener_;
+  std::vector<LocalRank> ranks_;
+  int shm_fd_ = -1;
+  uint64_t shm_size_ = 0;
+  std::vector<int> doorbells_;
+  bool output_paused_ = false;
+};
+
+}  // namespace ftmpi::rte

@@ -1,0 +1,51 @@
+// How the launcher starts one daemon per host. The local agent forks ftmpid
+// directly; a remote agent (ssh, later) will run the same command line on the
+// other host and feed the secret through ssh's stdin. Either way the daemon
+// connects back to the launcher and authenticates, so the launcher does not
+// care how it was started beyond watching the local process it got.
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "base/auth.hpp"
+
+namespace ftmpi::rte {
+
+struct DaemonLaunch {
+  int32_t host = 0;
+  std::string host_name;
+  std::string bind_addr;      // address the daemon listens on for other daemons
+  std::string launcher_addr;  // where to connect back
+  uint16_t launcher_port = 0;
+  std::string job_id;         // shows in process lists only
+  auth::Secret secret{};
+};
+
+class LaunchAgent {
+ public:
+  virtual ~LaunchAgent() = default;
+  // Starts the daemon; returns a local process to watch (the daemon itself,
+  // or e.g. its ssh), or -1 with err filled.
+  virtual pid_t start(const DaemonLaunch& d, std::string& err) = 0;
+};
+
+// Forks ftmpid on this machine, in its own session (so the terminal's Ctrl-C
+// reaches only ftmpirun, which then ends the job in order) and with
+// PR_SET_PDEATHSIG(SIGTERM) as a second line of defence behind the TCP link.
+class LocalAgent : public LaunchAgent {
+ public:
+  explicit LocalAgent(std::string daemon_path) : daemon_path_(std::move(daemon_path)) {}
+  pid_t start(const DaemonLaunch& d, std::string& err) override;
+
+ private:
+  std::string daemon_path_;
+};
+
+// $FTMPI_DAEMON, else "ftmpid" next to this executable (/proc/self/exe).
+std::string find_daemon_executable();
+// The daemon's command line (shared by all agents).
+std::vector<std::string> daemon_argv(const std::string& daemon_path, const DaemonLaunch& d);
+
+}  // namespace ftmpi::rte

@@ -1,0 +1,406 @@
+#include "rte/launcher/launcher.hpp"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <climits>
+
+#include "base/fd.hpp"
+#include "base/log.hpp"
+#include "base/params.hpp"
+#include "rte/common/process.hpp"
+#include "rte/proto/runtime_messages.hpp"
+
+namespace ftmpi::rte {
+
+using proto::MsgType;
+
+namespace {
+constexpr size_t kStdinWindow = 1u << 20;
+constexpr uint64_t kStartupTimeoutMs = 30000;
+// After a second Ctrl-C, daemons that are still there get SIGKILL this soon.
+constexpr uint64_t kHardKillDelayMs = 3000;
+// A daemon whose link closed must exit within this time, or it is killed.
+constexpr uint64_t kDaemonExitTimeoutMs = 5000;
+}  // namespace
+
+Launcher::Launcher(const LaunchOptions& opts, std::vector<HostPlan> hosts, int np, LaunchAgent& agent)
+    : opts_(opts),
+      np_(np),
+      agent_(agent),
+      secret_(auth::make_secret()),
+      out_(opts.tag_output, [this](int stream, const std::string& b) { write_out(stream, b); }) {
+  for (HostPlan& h : hosts) {
+    DaemonEntry d;
+    d.plan = std::move(h);
+    daemons_.push_back(std::move(d));
+  }
+}
+
+Launcher::~Launcher() {
+  for (DaemonEntry& d : daemons_) {
+    if (d.pid_watch) loop_.unwatch(d.pid_watch);
+    fd::close_quietly(d.pidfd);
+  }
+  conns_.clear();
+  if (stdin_watch_) loop_.unwatch(stdin_watch_);
+  if (listen_watch_) loop_.unwatch(listen_watch_);
+  if (signal_watch_) loop_.unwatch(signal_watch_);
+  fd::close_quietly(listen_fd_);
+  fd::close_quietly(signal_fd_);
+}
+
+const std::string& Launcher::host_name(int32_t host) const {
+  static const std::string unknown = "?";
+  return host >= 0 && host < static_cast<int32_t>(daemons_.size()) ? daemons_[static_cast<size_t>(host)].plan.name
+                                                                     : unknown;
+}
+
+void Launcher::write_out(int stream, const std::string& bytes) {
+  // Blocking writes: a slow terminal slows the job down instead of filling memory.
+  fd::write_all(stream == 2 ? 2 : 1, bytes.data(), bytes.size());
+}
+
+int Launcher::run() {
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGTTIN, SIG_IGN);  // reading stdin in the background then fails with EIO = EOF
+  signal_fd_ = make_signal_fd({SIGINT, SIGTERM, SIGHUP});
+  signal_watch_ = loop_.watch(signal_fd_, EPOLLIN, [this](uint32_t) { on_signal(); });
+  listen_fd_ = fd::tcp_listen("127.0.0.1", listen_port_);
+  if (listen_fd_ < 0) {
+    write_out(2, "ftmpirun: cannot listen for daemons\n");
+    return 1;
+  }
+  fd::set_nonblocking(listen_fd_);
+  listen_watch_ = loop_.watch(listen_fd_, EPOLLIN, [this](uint32_t) { accept_daemons(); });
+  start_daemons();
+  startup_timer_ = loop_.after_ms(kStartupTimeoutMs, [this] {
+    startup_timer_ = 0;
+    if (job_started_) return;
+    outcome_.on_startup_error("ftmpirun: the daemons did not all connect within " +
+                              std::to_string(kStartupTimeoutMs / 1000) + " s");
+    end_job(1, false);
+  });
+  while (!finished()) loop_.run_once(-1);
+  out_.flush_all();
+  for (const std::string& line : outcome_.final_lines()) write_out(2, line + "\n");
+  return outcome_.exit_status();
+}
+
+bool Launcher::finished() const {
+  for (const DaemonEntry& d : daemons_) {
+    if (d.pid > 0 && !d.reaped) return false;
+    if (d.conn && !d.link_closed) return false;
+  }
+  return true;
+}
+
+void Launcher::start_daemons() {
+  std::string job_id = std::to_string(getpid());
+  for (size_t h = 0; h < daemons_.size(); ++h) {
+    DaemonEntry& d = daemons_[h];
+    DaemonLaunch l;
+    l.host = static_cast<int32_t>(h);
+    l.host_name = d.plan.name;
+    l.bind_addr = d.plan.addr;
+    l.launcher_addr = "127.0.0.1";
+    l.launcher_port = listen_port_;
+    l.job_id = job_id;
+    l.secret = secret_;
+    std::string err;
+    d.pid = agent_.start(l, err);
+    if (d.pid < 0) {
+      outcome_.on_startup_error("ftmpirun: cannot start the daemon for " + d.plan.name + ": " + err);
+      end_job(1, false);
+      return;
+    }
+    d.pidfd = open_pidfd(d.pid);
+    d.pid_watch = loop_.watch(d.pidfd, EPOLLIN, [this, h](uint32_t) { on_daemon_process(daemons_[h]); });
+  }
+}
+
+void Launcher::on_daemon_process(DaemonEntry& d) {
+  proto::ExitInfo e;
+  if (d.reaped || !reap(d.pid, e)) return;
+  d.reaped = true;
+  loop_.unwatch(d.pid_watch);
+  d.pid_watch = 0;
+  fd::close_quietly(d.pidfd);
+  FTMPI_LOG(kDebug, "ftmpirun", "daemon for %s %s", d.plan.name.c_str(), describe_exit(e).c_str());
+  if (!d.hello) {
+    outcome_.on_startup_error("ftmpirun: the daemon for " + d.plan.name + " " + describe_exit(e) +
+                              " before connecting");
+    end_job(1, false);
+  }
+}
+
+void Launcher::accept_daemons() {
+  for (;;) {
+    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) {
+      if (errno != EAGAIN && errno != EINTR) FTMPI_LOG(kWarn, "ftmpirun", "accept failed: errno %d", errno);
+      return;
+    }
+    fd::tcp_tune(fd, 10000);
+    auto self = std::make_shared<Connection*>(nullptr);
+    Connection::Handlers h;
+    h.on_frame = [this, self](const proto::Frame& f) { on_frame(*self, f); };
+    h.on_close = [this, self](const std::string& why) {
+      if (*self) on_closed(*self, why);
+    };
+    auto conn = std::make_unique<Connection>(loop_, fd, "connection from " + fd::peer_name(fd), &secret_,
+                                             std::move(h));
+    if (conn->closed()) continue;
+    *self = conn.get();
+    conns_.push_back(std::move(conn));
+  }
+}
+
+void Launcher::on_frame(Connection* c, const proto::Frame& f) {
+  auto it = conn_host_.find(c);
+  bool ok = it == conn_host_.end() ? on_hello(c, f) : on_daemon_frame(daemons_[static_cast<size_t>(it->second)], f);
+  if (!ok) {
+    FTMPI_LOG(kError, "ftmpirun", "%s sent a bad or unexpected %s; closing", c->name().c_str(),
+              proto::msg_name(f.type));
+    c->close("protocol error");
+  }
+}
+
+bool Launcher::on_hello(Connection* c, const proto::Frame& f) {
+  proto::DaemonHello m;
+  if (!proto::parse(f, m) || m.version != proto::kProtocolVersion ||
+      m.host >= static_cast<int32_t>(daemons_.size()))
+    return false;
+  DaemonEntry& d = daemons_[static_cast<size_t>(m.host)];
+  if (d.hello) return false;
+  d.hello = true;
+  d.conn = c;
+  d.peer_port = m.peer_port;
+  conn_host_[c] = m.host;
+  c->set_name("daemon on " + d.plan.name);
+  if (outcome_.ending()) {
+    c->send(proto::Shutdown{});  // the job ended while this daemon was starting
+    return true;
+  }
+  maybe_start_job();
+  return true;
+}
+
+void Launcher::maybe_start_job() {
+  for (const DaemonEntry& d : daemons_)
+    if (!d.hello) return;
+  if (job_started_ || outcome_.ending()) return;
+  job_started_ = true;
+  if (startup_timer_) loop_.cancel(startup_timer_);
+  startup_timer_ = 0;
+  proto::JobStart job;
+  job.world_size = np_;
+  job.modes = opts_.modes;
+  job.leader = 0;
+  for (const DaemonEntry& d : daemons_)
+    job.hosts.push_back(proto::HostEntry{d.plan.name, d.plan.addr, d.peer_port, d.plan.slots});
+  job.program = opts_.program;
+  job.args = opts_.args;
+  char cwd[PATH_MAX];
+  job.cwd = getcwd(cwd, sizeof cwd) ? cwd : "";
+  job.shm_size = params::get_size("FTMPI_SHM_SIZE", 0);
+  job.grace_ms = static_cast<uint32_t>(params::get_int("FTMPI_KILL_GRACE_MS", 1000));
+  job.stdin_slot = 0;
+  job.epoch = 0;
+  for (DaemonEntry& d : daemons_) d.conn->send(job);
+  for (size_t h = 0; h < daemons_.size(); ++h)
+    for (int32_t s : daemons_[h].plan.slots)
+      if (s == job.stdin_slot) stdin_host_ = static_cast<int32_t>(h);
+  start_stdin();
+}
+
+bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
+  int32_t host = static_cast<int32_t>(&d - daemons_.data());
+  switch (static_cast<MsgType>(f.type)) {
+    case MsgType::kIo: {
+      proto::Io m;
+      if (!proto::parse(f, m)) return false;
+      out_.data(m.slot, m.stream, m.data);
+      return true;
+    }
+    case MsgType::kIoEof: {
+      proto::IoEof m;
+      if (!proto::parse(f, m)) return false;
+      out_.eof(m.slot, m.stream);
+      return true;
+    }
+    case MsgType::kRankExit: {
+      proto::RankExit m;
+      if (!proto::parse(f, m)) return false;
+      FTMPI_LOG(kDebug, "ftmpirun", "rank %d (pid %d) %s", m.who.slot, m.pid, describe_exit(m.exit).c_str());
+      outcome_.on_rank_exit(m);
+      return true;
+    }
+    case MsgType::kStdinCredit: {
+      proto::StdinCredit m;
+      if (!proto::parse(f, m) || host != stdin_host_) return false;
+      on_stdin_credit(m.bytes);
+      return true;
+    }
+    case MsgType::kDaemonDone: {
+      proto::DaemonDone m;
+      if (!proto::parse(f, m)) return false;
+      d.done = true;
+      maybe_shutdown();
+      return true;
+    }
+    case MsgType::kFailureReport: {
+      proto::FailureReport m;
+      if (!proto::parse(f, m)) return false;
+      const std::string& where = host_name(m.failure.host);
+      if (m.job_continues) write_out(2, JobOutcome::failure_line(m.failure, where, true) + "\n");
+      outcome_.on_failure(m.failure, where, m.job_continues);
+      return true;
+    }
+    case MsgType::kAbortReport: {
+      proto::AbortReport m;
+      if (!proto::parse(f, m)) return false;
+      outcome_.on_abort(m, host_name(m.host));
+      return true;
+    }
+    default: return false;
+  }
+}
+
+void Launcher::on_closed(Connection* c, const std::string& why) {
+  auto it = conn_host_.find(c);
+  if (it == conn_host_.end()) {
+    // Never identified: a stray or unauthenticated connection. The job goes on.
+    FTMPI_LOG(kError, "ftmpirun", "rejected %s: %s", c->name().c_str(), why.c_str());
+  } else {
+    DaemonEntry& d = daemons_[static_cast<size_t>(it->second)];
+    d.link_closed = true;
+    conn_host_.erase(it);
+    if (!shutdown_sent_ || !d.done) {
+      outcome_.on_daemon_lost(d.plan.name, why);
+      end_job(1, false);
+    }
+    if (static_cast<int32_t>(&d - daemons_.data()) == stdin_host_) stop_stdin();
+    if (d.pid > 0 && !d.reaped) {
+      pid_t pid = d.pid;
+      size_t h = static_cast<size_t>(&d - daemons_.data());
+      loop_.after_ms(kDaemonExitTimeoutMs, [this, h, pid] {
+        if (!daemons_[h].reaped) kill(pid, SIGKILL);
+      });
+    }
+    maybe_shutdown();
+  }
+  loop_.defer([this, c] {
+    for (auto p = conns_.begin(); p != conns_.end(); ++p) {
+      if (p->get() == c) {
+        conns_.erase(p);
+        return;
+      }
+    }
+  });
+}
+
+void Launcher::maybe_shutdown() {
+  if (shutdown_sent_) return;
+  for (const DaemonEntry& d : daemons_)
+    if (!d.done && !d.link_closed && d.pid > 0 && !d.reaped) return;
+  shutdown_sent_ = true;
+  stop_stdin();
+  for (DaemonEntry& d : daemons_)
+    if (d.conn && !d.link_closed) d.conn->send(proto::Shutdown{});
+}
+
+void Launcher::end_job(int32_t exit_code, bool immediate) {
+  stop_stdin();
+  for (DaemonEntry& d : daemons_) {
+    if (d.conn && !d.link_closed) {
+      if (job_started_)
+        d.conn->send(proto::Terminate{exit_code, immediate});
+      else
+        d.conn->send(proto::Shutdown{});
+    } else if (d.pid > 0 && !d.reaped && !d.hello) {
+      kill(d.pid, immediate ? SIGKILL : SIGTERM);  // still starting up
+    }
+  }
+}
+
+void Launcher::kill_daemons() {
+  for (DaemonEntry& d : daemons_)
+    if (d.pid > 0 && !d.reaped) kill(d.pid, SIGKILL);
+}
+
+void Launcher::on_signal() {
+  int sig;
+  while ((sig = read_signal(signal_fd_)) != 0) {
+    ++signals_seen_;
+    if (signals_seen_ == 1) {
+      outcome_.on_signal(sig);
+      end_job(128 + sig, false);
+    } else if (signals_seen_ == 2) {
+      write_out(2, "ftmpirun: killing the job now\n");
+      end_job(128 + sig, true);
+      loop_.after_ms(kHardKillDelayMs, [this] { kill_daemons(); });
+    } else {
+      kill_daemons();  // ranks follow through PR_SET_PDEATHSIG
+    }
+  }
+}
+
+void Launcher::start_stdin() {
+  if (stdin_host_ < 0) return;
+  stdin_watch_ = loop_.watch(0, EPOLLIN, [this](uint32_t) { pump_stdin(); });
+  if (stdin_watch_) return;
+  if (errno == EPERM) {
+    stdin_is_file_ = true;  // regular file or /dev/null: always readable
+    loop_.defer([this] { pump_stdin(); });
+  } else {
+    stop_stdin();  // no stdin at all
+  }
+}
+
+void Launcher::pump_stdin() {
+  DaemonEntry* d = stdin_host_ >= 0 ? &daemons_[static_cast<size_t>(stdin_host_)] : nullptr;
+  if (stdin_done_ || !d || !d->conn || d->link_closed) return;
+  char buf[proto::kIoChunk];
+  // A pipe or terminal gets one read per readiness (a second might block);
+  // a regular file is read until the window is full.
+  do {
+    if (stdin_in_flight_ >= kStdinWindow) {
+      if (stdin_watch_) loop_.unwatch(stdin_watch_);  // until STDIN_CREDIT
+      stdin_watch_ = 0;
+      return;
+    }
+    ssize_t n = ::read(0, buf, std::min(sizeof buf, kStdinWindow - stdin_in_flight_));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {
+      stop_stdin();  // EOF, or EIO when reading a terminal from the background
+      return;
+    }
+    d->conn->send(proto::Stdin{std::string(buf, static_cast<size_t>(n))});
+    stdin_in_flight_ += static_cast<size_t>(n);
+  } while (stdin_is_file_);
+}
+
+void Launcher::on_stdin_credit(size_t bytes) {
+  stdin_in_flight_ -= std::min(stdin_in_flight_, bytes);
+  if (stdin_done_) return;
+  if (stdin_is_file_)
+    pump_stdin();
+  else if (!stdin_watch_)
+    stdin_watch_ = loop_.watch(0, EPOLLIN, [this](uint32_t) { pump_stdin(); });
+}
+
+void Launcher::stop_stdin() {
+  if (stdin_done_) return;
+  stdin_done_ = true;
+  if (stdin_watch_) loop_.unwatch(stdin_watch_);
+  stdin_watch_ = 0;
+  DaemonEntry* d = stdin_host_ >= 0 ? &daemons_[static_cast<size_t>(stdin_host_)] : nullptr;
+  if (d && d->conn && !d->link_closed) d->conn->send(proto::StdinEof{});
+}
+
+}  // namespace ftmpi::rte

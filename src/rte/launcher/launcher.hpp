@@ -1,0 +1,98 @@
+// ftmpirun's job: start one daemon per host through a LaunchAgent, accept
+// their authenticated connections, send them the job, relay output and stdin,
+// print failure events as they come, and end the job in order: on SIGINT or
+// SIGTERM every daemon ends its ranks (SIGTERM, SIGKILL after the grace
+// period) and the launcher exits 128+signal once all daemons are gone; a
+// second signal kills at once. The launcher waits for every daemon's link to
+// close and every local daemon process to be reaped before it exits, so
+// nothing it started outlives it.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/auth.hpp"
+#include "rte/common/connection.hpp"
+#include "rte/common/event_loop.hpp"
+#include "rte/launcher/launch_agent.hpp"
+#include "rte/launcher/options.hpp"
+#include "rte/launcher/outcome.hpp"
+#include "rte/launcher/output.hpp"
+
+namespace ftmpi::rte {
+
+struct HostPlan {
+  std::string name;
+  std::string addr;
+  std::vector<int32_t> slots;
+};
+
+class Launcher {
+ public:
+  Launcher(const LaunchOptions& opts, std::vector<HostPlan> hosts, int np, LaunchAgent& agent);
+  ~Launcher();
+  int run();
+
+ private:
+  struct DaemonEntry {
+    HostPlan plan;
+    pid_t pid = -1;
+    int pidfd = -1;
+    uint64_t pid_watch = 0;
+    bool reaped = false;
+    Connection* conn = nullptr;
+    bool hello = false;
+    bool done = false;
+    bool link_closed = false;
+    uint16_t peer_port = 0;
+  };
+
+  void start_daemons();
+  void accept_daemons();
+  void on_frame(Connection* c, const proto::Frame& f);
+  bool on_hello(Connection* c, const proto::Frame& f);
+  bool on_daemon_frame(DaemonEntry& d, const proto::Frame& f);
+  void on_closed(Connection* c, const std::string& why);
+  void on_daemon_process(DaemonEntry& d);
+  void maybe_start_job();
+  void maybe_shutdown();
+  void end_job(int32_t exit_code, bool immediate);
+  void kill_daemons();
+  void on_signal();
+  bool finished() const;
+  void start_stdin();
+  void pump_stdin();
+  void on_stdin_credit(size_t bytes);
+  void stop_stdin();
+  void write_out(int stream, const std::string& bytes);
+  const std::string& host_name(int32_t host) const;
+
+  EventLoop loop_;
+  LaunchOptions opts_;
+  int np_;
+  LaunchAgent& agent_;
+  auth::Secret secret_;
+  std::vector<DaemonEntry> daemons_;
+  std::vector<std::unique_ptr<Connection>> conns_;
+  std::map<Connection*, int32_t> conn_host_;
+  OutputRouter out_;
+  JobOutcome outcome_;
+  int listen_fd_ = -1;
+  uint16_t listen_port_ = 0;
+  uint64_t listen_watch_ = 0;
+  int signal_fd_ = -1;
+  uint64_t signal_watch_ = 0;
+  int signals_seen_ = 0;
+  bool job_started_ = false;
+  bool shutdown_sent_ = false;
+  uint64_t startup_timer_ = 0;
+  // stdin of the launcher -> rank 0, with at most kStdinWindow bytes unacknowledged.
+  int32_t stdin_host_ = -1;
+  uint64_t stdin_watch_ = 0;
+  bool stdin_is_file_ = false;
+  bool stdin_done_ = false;
+  size_t stdin_in_flight_ = 0;
+};
+
+}  // namespace ftmpi::rte

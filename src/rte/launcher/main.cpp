@@ -1,0 +1,57 @@
+// ftmpirun entry point: parse, place ranks on hosts, start the launcher.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "base/log.hpp"
+#include "rte/launcher/hosts.hpp"
+#include "rte/launcher/launch_agent.hpp"
+#include "rte/launcher/launcher.hpp"
+#include "rte/launcher/options.hpp"
+
+namespace {
+
+int usage_error(const std::string& msg) {
+  std::fprintf(stderr, "ftmpirun: %s\nRun 'ftmpirun --help' for usage.\n", msg.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ftmpi::rte;
+  ftmpi::log::set_identity("ftmpirun");
+  std::vector<std::string> args(argv + 1, argv + argc);
+  ParseOutcome parsed = parse_command_line(args, [](const char* n) { return std::getenv(n); });
+  if (!parsed.ok) return usage_error(parsed.error);
+  const LaunchOptions& o = parsed.opts;
+  if (o.help) {
+    std::fputs(usage_text(), stdout);
+    return 0;
+  }
+  if (o.version) {
+    std::puts("ftmpirun (ftmpi) 0.1.0");
+    return 0;
+  }
+  std::vector<HostSpec> hosts = o.hosts;
+  std::string err;
+  if (!o.hostfile.empty() && !read_hostfile(o.hostfile, hosts, err)) return usage_error(err);
+  int np = resolve_np(o, hosts);
+  std::string me = my_hostname();
+  std::vector<HostPlan> plans;
+  for (PlacedHost& p : place_ranks(hosts, np, me)) {
+    if (!is_local_host(p.name, me))
+      return usage_error("host '" + p.name +
+                         "' is not this machine; starting daemons on other hosts needs the ssh launch "
+                         "agent, which this version does not have yet");
+    plans.push_back(HostPlan{p.name, local_bind_address(p.name), std::move(p.slots)});
+  }
+  std::string daemon = find_daemon_executable();
+  if (access(daemon.c_str(), X_OK) != 0) return usage_error("cannot find the daemon at '" + daemon + "'");
+  LocalAgent agent(daemon);
+  Launcher launcher(o, std::move(plans), np, agent);
+  return launcher.run();
+}

@@ -1,0 +1,152 @@
+#include "rte/launcher/options.hpp"
+
+#include <cstddef>
+#include <cstdlib>
+
+#include "rte/launcher/hosts.hpp"
+
+namespace ftmpi::rte {
+namespace {
+
+bool parse_positive(const std::string& s, int& out) {
+  if (s.empty() || s.size() > 9) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  out = std::atoi(s.c_str());
+  return out > 0;
+}
+
+// The mode options: name on the command line, environment variable, accepted values.
+struct ModeOption {
+  const char* option;
+  const char* env;
+  const char* values;
+  std::function<bool(const std::string&, Modes&)> set;
+};
+
+const std::vector<ModeOption>& mode_options() {
+  static const std::vector<ModeOption> opts = {
+      {"--ft-comm-mode", "FTMPI_COMM_MODE", "abort, rebuild, blank or shrink",
+       [](const std::string& v, Modes& m) { return parse_mode(v, m.comm); }},
+      {"--ft-msg-mode", "FTMPI_MSG_MODE", "reset or cont",
+       [](const std::string& v, Modes& m) { return parse_mode(v, m.msg); }},
+      {"--ft-coll-mode", "FTMPI_COLL_MODE", "atomic or nonatomic",
+       [](const std::string& v, Modes& m) { return parse_mode(v, m.coll); }},
+      {"--ft-recovery-mode", "FTMPI_RECOVERY_MODE", "auto, manual or ignore",
+       [](const std::string& v, Modes& m) { return parse_mode(v, m.recovery); }},
+  };
+  return opts;
+}
+
+}  // namespace
+
+ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvLookup& env) {
+  ParseOutcome out;
+  LaunchOptions& o = out.opts;
+  auto fail = [&](std::string msg) {
+    out.ok = false;
+    out.error = std::move(msg);
+    return out;
+  };
+  for (const ModeOption& m : mode_options()) {
+    const char* v = env(m.env);
+    if (v && *v && !m.set(v, o.modes))
+      return fail(std::string(m.env) + "=" + v + " is not a mode; expected " + m.values);
+  }
+  bool have_hosts = false;
+  size_t i = 0;
+  // Splits "--opt=value" / "--opt value"; true if `a` is `name` in either form.
+  auto takes = [&](const std::string& a, std::initializer_list<const char*> names, std::string& value,
+                   bool& missing) {
+    for (const char* n : names) {
+      std::string name = n;
+      if (a == name) {
+        missing = i + 1 >= args.size();
+        if (!missing) value = args[++i];
+        return true;
+      }
+      if (a.compare(0, name.size() + 1, name + "=") == 0) {
+        value = a.substr(name.size() + 1);
+        missing = false;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (a.empty() || a[0] != '-') break;
+    std::string v;
+    bool missing = false;
+    if (a == "-h" || a == "--help") {
+      o.help = true;
+    } else if (a == "--version") {
+      o.version = true;
+    } else if (a == "--tag-output") {
+      o.tag_output = true;
+    } else if (takes(a, {"-np", "-n", "-c", "--np", "--n"}, v, missing)) {
+      if (missing) return fail(a + " needs a number of processes");
+      if (!parse_positive(v, o.np)) return fail("the number of processes must be a positive integer, not '" + v + "'");
+    } else if (takes(a, {"--host", "-H", "-host"}, v, missing)) {
+      if (missing) return fail(a + " needs a host list");
+      std::string err;
+      std::vector<HostSpec> more;
+      if (!parse_host_list(v, more, err)) return fail(err);
+      o.hosts.insert(o.hosts.end(), more.begin(), more.end());
+      have_hosts = true;
+    } else if (takes(a, {"--hostfile", "-hostfile", "--machinefile", "-machinefile"}, v, missing)) {
+      if (missing || v.empty()) return fail(a + " needs a file name");
+      o.hostfile = v;
+    } else {
+      bool matched = false;
+      for (const ModeOption& m : mode_options()) {
+        if (!takes(a, {m.option}, v, missing)) continue;
+        matched = true;
+        if (missing) return fail(std::string(m.option) + " needs a value: " + m.values);
+        if (!m.set(v, o.modes))
+          return fail(std::string(m.option) + "=" + v + " is not a mode; expected " + m.values);
+        break;
+      }
+      if (!matched) return fail("unknown option '" + a + "'");
+    }
+  }
+  if (have_hosts && !o.hostfile.empty()) return fail("use either --host or --hostfile, not both");
+  if (o.help || o.version) {
+    out.ok = true;
+    return out;
+  }
+  if (i >= args.size()) return fail("no program to run");
+  o.program = args[i];
+  o.args.assign(args.begin() + static_cast<ptrdiff_t>(i) + 1, args.end());
+  out.ok = true;
+  return out;
+}
+
+int resolve_np(const LaunchOptions& o, const std::vector<HostSpec>& hosts) {
+  if (o.np > 0) return o.np;
+  int n = 0;
+  for (const HostSpec& h : hosts) n += h.slots > 0 ? h.slots : 1;
+  return n > 0 ? n : 1;
+}
+
+const char* usage_text() {
+  return "usage: ftmpirun [options] [--] program [args...]\n"
+         "  -np, -n, -c, --np N        number of processes (default: the hosts' slots, or 1)\n"
+         "  --host h1[:slots],h2,...    hosts to run on (default: this host)\n"
+         "  --hostfile FILE             hosts, one per line: 'name [slots=N]' or 'name:N'\n"
+         "  --tag-output                prefix every output line with [rank]\n"
+         "  --ft-comm-mode=MODE         abort (default), rebuild, blank or shrink  (FTMPI_COMM_MODE)\n"
+         "  --ft-msg-mode=MODE          reset (default) or cont                   (FTMPI_MSG_MODE)\n"
+         "  --ft-coll-mode=MODE         nonatomic (default) or atomic             (FTMPI_COLL_MODE)\n"
+         "  --ft-recovery-mode=MODE     manual (default), auto or ignore          (FTMPI_RECOVERY_MODE)\n"
+         "  -h, --help                  this text\n"
+         "  --version                   print the version\n"
+         "Environment: FTMPI_SHM_SIZE (shared memory per host), FTMPI_KILL_GRACE_MS (SIGTERM to\n"
+         "SIGKILL delay, default 1000), FTMPI_DAEMON (path of ftmpid), FTMPI_DEBUG (0-3).\n";
+}
+
+}  // namespace ftmpi::rte

@@ -1,0 +1,52 @@
+// ftmpirun's command line, parsed by a pure function (no I/O, environment
+// passed in) so that every rule is unit-tested.
+//
+//   ftmpirun [-np|-n|-c|--np N] [--host h1[:slots],h2 | --hostfile F]
+//            [--tag-output] [--ft-comm-mode=abort|rebuild|blank|shrink]
+//            [--ft-msg-mode=reset|cont] [--ft-coll-mode=atomic|nonatomic]
+//            [--ft-recovery-mode=auto|manual|ignore] [--] prog [args...]
+//
+// Options take their value as the next argument or after '='. The modes are
+// also read from FTMPI_COMM_MODE, FTMPI_MSG_MODE, FTMPI_COLL_MODE and
+// FTMPI_RECOVERY_MODE; an option wins over the variable.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rte/proto/modes.hpp"
+
+namespace ftmpi::rte {
+
+struct HostSpec {
+  std::string name;
+  int slots = 0;  // 0: not given (counts as 1 for placement)
+  friend bool operator==(const HostSpec&, const HostSpec&) = default;
+};
+
+struct LaunchOptions {
+  int np = 0;  // 0: not given; see resolve_np()
+  std::vector<HostSpec> hosts;  // from --host
+  std::string hostfile;         // from --hostfile (read by the caller)
+  bool tag_output = false;
+  Modes modes;
+  std::string program;
+  std::vector<std::string> args;
+  bool help = false;
+  bool version = false;
+};
+
+struct ParseOutcome {
+  bool ok = false;
+  std::string error;  // one line, without the "ftmpirun: " prefix
+  LaunchOptions opts;
+};
+
+using EnvLookup = std::function<const char*(const char* name)>;
+
+ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvLookup& env);
+// np when -np was not given: the hosts' slot count, or 1 with no hosts.
+int resolve_np(const LaunchOptions& o, const std::vector<HostSpec>& hosts);
+const char* usage_text();
+
+}  // namespace ftmpi::rte

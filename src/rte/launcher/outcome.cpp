@@ -1,0 +1,80 @@
+#include "rte/launcher/outcome.hpp"
+
+#include "rte/common/process.hpp"
+
+namespace ftmpi::rte {
+namespace {
+
+std::string who(const ProcId& id, int32_t pid, const std::string& host) {
+  return "rank " + std::to_string(id.slot) + " (pid " + std::to_string(pid) + " on " + host + ")";
+}
+
+}  // namespace
+
+std::string JobOutcome::failure_line(const proto::ProcFailure& f, const std::string& host, bool job_continues) {
+  std::string line = "ftmpirun: " + who(f.who, f.pid, host);
+  if (!job_continues) {
+    line += " " + describe_exit(f.exit);
+    if (f.exit.how == proto::ExitInfo::kExited) line += " before MPI_Finalize";
+    return line;
+  }
+  line += " died: ";
+  switch (f.exit.how) {
+    case proto::ExitInfo::kExited:
+      line += "exited with status " + std::to_string(f.exit.value) + " before MPI_Finalize";
+      break;
+    case proto::ExitInfo::kSignaled: line += "killed by signal " + std::to_string(f.exit.value); break;
+    default: line += "lost with its daemon"; break;
+  }
+  return line + "; survivors notified";
+}
+
+std::string JobOutcome::abort_line(const proto::AbortReport& a, const std::string& host) {
+  std::string line = "ftmpirun: " + who(a.who, a.pid, host) + " called MPI_Abort with code " + std::to_string(a.code);
+  if (!a.message.empty()) line += ": " + a.message;
+  return line;
+}
+
+void JobOutcome::set_cause(int status, std::string line) {
+  if (cause_) return;
+  cause_ = status;
+  if (!line.empty()) final_lines_.push_back(std::move(line));
+}
+
+void JobOutcome::on_failure(const proto::ProcFailure& f, const std::string& host, bool job_continues) {
+  any_failure_ = true;
+  if (!job_continues) set_cause(failure_exit_code(f.exit), failure_line(f, host, false));
+}
+
+void JobOutcome::on_abort(const proto::AbortReport& a, const std::string& host) {
+  int status = a.code & 0xff;
+  if (status == 0 && a.code != 0) status = 1;  // never report success for a non-zero code
+  set_cause(status, abort_line(a, host));
+}
+
+void JobOutcome::on_signal(int sig) { set_cause(128 + sig, ""); }
+
+void JobOutcome::on_daemon_lost(const std::string& host, const std::string& why) {
+  set_cause(1, "ftmpirun: lost the daemon on " + host + " (" + why + "); its ranks are gone");
+}
+
+void JobOutcome::on_startup_error(const std::string& line) { set_cause(1, line); }
+
+void JobOutcome::on_rank_exit(const proto::RankExit& e) {
+  if (e.end != proto::EndKind::kNormal) return;
+  any_normal_ = true;
+  int status = e.exit.how == proto::ExitInfo::kSignaled ? 128 + e.exit.value : e.exit.value;
+  if (status != 0 && (first_bad_slot_ < 0 || e.who.slot < first_bad_slot_)) {
+    first_bad_slot_ = e.who.slot;
+    first_bad_status_ = status;
+  }
+}
+
+int JobOutcome::exit_status() const {
+  if (cause_) return *cause_;
+  if (first_bad_slot_ >= 0) return first_bad_status_;
+  if (any_failure_ && !any_normal_) return 1;
+  return 0;
+}
+
+}  // namespace ftmpi::rte

@@ -1,0 +1,50 @@
+// How a job ended, and the lines the launcher prints about it. Pure logic:
+// the launcher feeds it reports as they arrive and asks at the end for the
+// exit status.
+//
+// The first cause that ends the job decides the status: a signal to the
+// launcher (128+sig: 130 for SIGINT, 143 for SIGTERM), MPI_Abort (its code),
+// a rank failing in comm mode abort (its status, 128+signal, or 1), a lost
+// daemon (1). Without one, the status is that of the lowest rank that exited
+// non-zero after finalizing, else 0; in the FT modes, 1 if no rank at all
+// ended normally.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rte/proto/runtime_messages.hpp"
+
+namespace ftmpi::rte {
+
+class JobOutcome {
+ public:
+  // The reason lines, e.g.
+  //   ftmpirun: rank 3 (pid 4242 on host0) was killed by signal 9 (SIGKILL)
+  //   ftmpirun: rank 3 (pid 4242 on host0) died: killed by signal 9; survivors notified
+  static std::string failure_line(const proto::ProcFailure& f, const std::string& host, bool job_continues);
+  static std::string abort_line(const proto::AbortReport& a, const std::string& host);
+
+  void on_failure(const proto::ProcFailure& f, const std::string& host, bool job_continues);
+  void on_abort(const proto::AbortReport& a, const std::string& host);
+  void on_signal(int sig);
+  void on_daemon_lost(const std::string& host, const std::string& why);
+  void on_startup_error(const std::string& line);
+  void on_rank_exit(const proto::RankExit& e);
+
+  bool ending() const { return cause_.has_value(); }
+  int exit_status() const;
+  // Printed once the job is over (after all forwarded output).
+  const std::vector<std::string>& final_lines() const { return final_lines_; }
+
+ private:
+  void set_cause(int status, std::string line);
+  std::optional<int> cause_;
+  std::vector<std::string> final_lines_;
+  bool any_failure_ = false;
+  bool any_normal_ = false;
+  int32_t first_bad_slot_ = -1;
+  int first_bad_status_ = 0;
+};
+
+}  // namespace ftmpi::rte

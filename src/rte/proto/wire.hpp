@@ -1,0 +1,69 @@
+// Control protocol framing and message catalogue (spec/wire-control.md).
+//
+// Every frame on every control stream (rank<->daemon socketpair, daemon<->launcher
+// and daemon<->daemon TCP) is
+//     u32 length | u16 type | payload            (little-endian)
+// where `length` counts the bytes after itself (2 + payload). A frame whose
+// length is below 2 or above kMaxFrame is malformed: the receiver logs it and
+// closes that connection. Types are grouped by link so a frame arriving on the
+// wrong kind of link is recognised as a protocol error.
+//
+// Version history (kProtocolVersion, carried in the three HELLO messages):
+//   1  first version: boot, card exchange, fence, abort, failure notices (abort
+//      and notify-only FT modes), I/O forwarding, termination.
+#pragma once
+#include <cstdint>
+
+namespace ftmpi::rte::proto {
+
+inline constexpr uint16_t kProtocolVersion = 1;
+inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
+inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
+inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece
+
+enum class MsgType : uint16_t {
+  // rank -> daemon (socketpair)
+  kRankHello = 0x0101,
+  kCard = 0x0102,
+  kFenceEnter = 0x0103,
+  kAbortRequest = 0x0104,
+  kSuspect = 0x0105,
+  // daemon -> rank
+  kBoot = 0x0181,
+  kCardTable = 0x0182,
+  kFenceDone = 0x0183,
+  kProcFailed = 0x0184,
+  kJobAbort = 0x0185,
+  // daemon -> launcher (TCP); the last two only from the leader daemon
+  kDaemonHello = 0x0201,
+  kIo = 0x0202,
+  kIoEof = 0x0203,
+  kRankExit = 0x0204,
+  kStdinCredit = 0x0205,
+  kDaemonDone = 0x0206,
+  kFailureReport = 0x0210,
+  kAbortReport = 0x0211,
+  // launcher -> daemon
+  kJobStart = 0x0281,
+  kStdin = 0x0282,
+  kStdinEof = 0x0283,
+  kTerminate = 0x0284,
+  kShutdown = 0x0285,
+  // daemon -> leader daemon (TCP, or a direct call inside the leader)
+  kPeerHello = 0x0301,
+  kCardsUp = 0x0302,
+  kFenceUp = 0x0303,
+  kProcExit = 0x0304,
+  kAbortUp = 0x0305,
+  kSuspectUp = 0x0306,
+  // leader daemon -> every daemon
+  kCardTableDown = 0x0381,
+  kFenceDown = 0x0382,
+  kEventDown = 0x0383,
+  kEndJob = 0x0384,
+  kCheckProc = 0x0385,
+};
+
+const char* msg_name(uint16_t type);
+
+}  // namespace ftmpi::rte::proto
