@@ -9,6 +9,7 @@
 //   selfkill R            rank R SIGKILLs itself after the exchange; others finalize
 //   abort R CODE          rank R calls abort(CODE); others finalize
 //   sleep                 wait until the runtime ends the job
+//   nap MS                sleep MS milliseconds, then finalize
 //   notices R1,R2,..      ranks R* SIGKILL themselves; survivors wait for one notice per
 //                         victim, print them in order, finalize
 //   suspect               rank 0 reports rank 1 as suspect (alive): nothing may happen
@@ -156,7 +157,12 @@ int main(int argc, char** argv) {
       char buf[4096];
       ssize_t r;
       while ((r = read(0, buf, sizeof buf)) > 0) all.append(buf, static_cast<size_t>(r));
-      std::printf("rank 0 read %zu bytes: [%s]\n", all.size(), all.c_str());
+      unsigned long sum = 0;
+      for (unsigned char ch : all) sum = sum * 31 + ch;
+      if (all.size() <= 200)
+        std::printf("rank 0 read %zu bytes: [%s]\n", all.size(), all.c_str());
+      else
+        std::printf("rank 0 read %zu bytes, hash %lu\n", all.size(), sum);
     }
   } else if (sc == "exit") {
     int who = std::atoi(arg(1).c_str()), code = std::atoi(arg(2).c_str());
@@ -176,6 +182,8 @@ int main(int argc, char** argv) {
     std::printf("rank %d sleeping\n", g_rank);
     std::fflush(stdout);
     for (;;) pause();
+  } else if (sc == "nap") {
+    usleep(static_cast<useconds_t>(std::atoi(arg(1).c_str())) * 1000);
   } else if (sc == "notices") {
     std::vector<int> victims = parse_list(arg(1));
     for (int v : victims)

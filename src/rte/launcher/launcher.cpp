@@ -25,6 +25,8 @@ constexpr uint64_t kStartupTimeoutMs = 30000;
 constexpr uint64_t kHardKillDelayMs = 3000;
 // A daemon whose link closed must exit within this time, or it is killed.
 constexpr uint64_t kDaemonExitTimeoutMs = 5000;
+// Untagged output: a line without newline (a prompt) is shown after this pause.
+constexpr uint64_t kPartialLineDelayMs = 200;
 }  // namespace
 
 Launcher::Launcher(const LaunchOptions& opts, std::vector<HostPlan> hosts, int np, LaunchAgent& agent)
@@ -224,6 +226,12 @@ bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
       proto::Io m;
       if (!proto::parse(f, m)) return false;
       out_.data(m.slot, m.stream, m.data);
+      if (!opts_.tag_output && !partial_timer_ && out_.has_partial()) {
+        partial_timer_ = loop_.after_ms(kPartialLineDelayMs, [this] {
+          partial_timer_ = 0;
+          out_.flush_partial();
+        });
+      }
       return true;
     }
     case MsgType::kIoEof: {

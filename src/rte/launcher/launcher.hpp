@@ -87,6 +87,7 @@ class Launcher {
   bool job_started_ = false;
   bool shutdown_sent_ = false;
   uint64_t startup_timer_ = 0;
+  uint64_t partial_timer_ = 0;
   // stdin of the launcher -> rank 0, with at most kStdinWindow bytes unacknowledged.
   int32_t stdin_host_ = -1;
   uint64_t stdin_watch_ = 0;

@@ -2,36 +2,57 @@
 
 namespace ftmpi::rte {
 
-void OutputRouter::emit_line(int32_t slot, uint8_t stream, const std::string& line) {
-  writer_(stream, "[" + std::to_string(slot) + "] " + line + "\n");
-}
-
 void OutputRouter::data(int32_t slot, uint8_t stream, const std::string& bytes) {
-  if (!tag_) {
-    writer_(stream, bytes);
+  std::string& part = partial_[{slot, stream}];
+  size_t last_nl = bytes.rfind('\n');
+  if (last_nl == std::string::npos) {
+    part += bytes;
     return;
   }
-  std::string& part = partial_[{slot, stream}];
-  size_t start = 0;
-  for (size_t nl; (nl = bytes.find('\n', start)) != std::string::npos; start = nl + 1) {
-    part.append(bytes, start, nl - start);
-    emit_line(slot, stream, part);
-    part.clear();
+  std::string lines = part + bytes.substr(0, last_nl + 1);
+  part = bytes.substr(last_nl + 1);
+  if (!tag_) {
+    writer_(stream, lines);
+    return;
   }
-  part.append(bytes, start, std::string::npos);
+  std::string prefix = "[" + std::to_string(slot) + "] ", tagged;
+  for (size_t start = 0, nl; (nl = lines.find('\n', start)) != std::string::npos; start = nl + 1)
+    tagged += prefix + lines.substr(start, nl + 1 - start);
+  writer_(stream, tagged);
+}
+
+void OutputRouter::finish(int32_t slot, uint8_t stream, const std::string& part) {
+  if (part.empty()) return;
+  if (tag_)
+    writer_(stream, "[" + std::to_string(slot) + "] " + part + "\n");
+  else
+    writer_(stream, part);
 }
 
 void OutputRouter::eof(int32_t slot, uint8_t stream) {
   auto it = partial_.find({slot, stream});
   if (it == partial_.end()) return;
-  if (!it->second.empty()) emit_line(slot, stream, it->second);
+  finish(slot, stream, it->second);
   partial_.erase(it);
 }
 
 void OutputRouter::flush_all() {
-  for (auto& [key, part] : partial_)
-    if (!part.empty()) emit_line(key.first, key.second, part);
+  for (auto& [key, part] : partial_) finish(key.first, key.second, part);
   partial_.clear();
+}
+
+void OutputRouter::flush_partial() {
+  if (tag_) return;
+  for (auto& [key, part] : partial_) {
+    if (!part.empty()) writer_(key.second, part);
+    part.clear();
+  }
+}
+
+bool OutputRouter::has_partial() const {
+  for (const auto& [key, part] : partial_)
+    if (!part.empty()) return true;
+  return false;
 }
 
 }  // namespace ftmpi::rte

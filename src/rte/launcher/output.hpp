@@ -1,9 +1,10 @@
 // Where ranks' stdout/stderr end up: the launcher's own stdout/stderr.
-// Untagged, bytes pass through in the order they arrive (a rank's writes of
-// up to PIPE_BUF bytes arrive whole). Tagged, every line becomes
-// "[rank] line", kept per rank and stream until its newline arrives, so lines
-// of different ranks never mix; a partial last line is completed when that
-// stream ends or at flush_all().
+// Output is kept per rank and stream until a newline arrives, so lines of
+// different ranks never mix even though a rank's stdio flushes a pipe in
+// blocks that cut lines. With tagging every line becomes "[rank] line".
+// A last line without newline is written when its stream ends (tagged: with
+// a newline added) or at flush_all(); untagged, flush_partial() also writes
+// it earlier (the launcher calls it when output pauses, so prompts show).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -21,9 +22,12 @@ class OutputRouter {
   void data(int32_t slot, uint8_t stream, const std::string& bytes);
   void eof(int32_t slot, uint8_t stream);
   void flush_all();
+  // Untagged only: writes held partial lines as they are.
+  void flush_partial();
+  bool has_partial() const;
 
  private:
-  void emit_line(int32_t slot, uint8_t stream, const std::string& line);
+  void finish(int32_t slot, uint8_t stream, const std::string& part);
   bool tag_;
   Writer writer_;
   std::map<std::pair<int32_t, uint8_t>, std::string> partial_;
