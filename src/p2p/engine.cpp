@@ -88,6 +88,9 @@ Err Engine::init(rte::Client& client, const rte::BootInfo& boot) {
     }
   }
 
+  FTMPI_LOG(kDebug, "p2p", "engine up: slot %d, %zu local ranks (shm %s), %d cpus, spin %lu ns, remote peers %s",
+            self_.slot, boot.local_slots.size(), shm_.active() ? "on" : "off", ncpus_,
+            static_cast<unsigned long>(spin_ns_), have_remote_ ? "yes" : "no");
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
   auto add = [&](int fd, uint64_t tag) {
     if (fd < 0) return;
@@ -154,6 +157,45 @@ void Engine::block() {
   if (!shm_.prepare_sleep()) return;
   poll_fds(-1);
   shm_.end_sleep();
+}
+
+Request* Engine::isend(const void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c,
+                       uint64_t ctx, int peer_rank, int tag, SendMode mode) {
+  Request* r = pool_.alloc();
+  r->data = TypedBuffer(const_cast<void*>(buf), count, type);
+  r->comm = &c;
+  r->ctx = ctx;
+  r->peer_rank = peer_rank;
+  r->tag = tag;
+  r->mode = mode;
+  start_send(r);
+  return r;
+}
+
+Request* Engine::irecv(void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c, uint64_t ctx,
+                       int peer_rank, int tag) {
+  Request* r = pool_.alloc();
+  r->data = TypedBuffer(buf, count, type);
+  r->comm = &c;
+  r->ctx = ctx;
+  r->peer_rank = peer_rank;
+  r->tag = tag;
+  start_recv(r);
+  return r;
+}
+
+Err Engine::wait_all(Request* const* reqs, size_t n) {
+  wait_until([&] {
+    for (size_t i = 0; i < n; ++i)
+      if (!reqs[i]->complete) return false;
+    return true;
+  });
+  Err first = Err::kOk;
+  for (size_t i = 0; i < n; ++i) {
+    if (ok(first) && !ok(reqs[i]->st_err)) first = reqs[i]->st_err;
+    pool_.release(reqs[i]);
+  }
+  return first;
 }
 
 void Engine::complete(Request* r) {

@@ -64,6 +64,14 @@ class Engine final : public transport::Sink, public rte::EventSink {
   // `r` has data, comm, peer_rank, tag, ctx (and mode) filled in.
   Err start_send(Request* r);
   Err start_recv(Request* r);
+  // Shorthands for internal users (collectives, FT protocols): build and
+  // start a request on context `ctx` of communicator `c`.
+  Request* isend(const void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c, uint64_t ctx,
+                 int peer_rank, int tag, SendMode mode = SendMode::kStandard);
+  Request* irecv(void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c, uint64_t ctx,
+                 int peer_rank, int tag);
+  // Waits for all, releases them, and returns the first error (or kOk).
+  Err wait_all(Request* const* reqs, size_t n);
   // Withdraws a receive that has not matched yet (true), or says it is too late.
   bool cancel_recv(Request* r);
   bool iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, ProbeResult* out);
