@@ -42,6 +42,7 @@ struct TcpTransport::Conn {
   std::vector<uint8_t> pending;  // frames queued before the handshake finished
 };
 
+TcpTransport::TcpTransport() = default;
 TcpTransport::~TcpTransport() { shutdown(); }
 
 Err TcpTransport::init(const std::string& bind_addr, const auth::Secret& secret, ProcId self) {

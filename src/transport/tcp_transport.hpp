@@ -24,7 +24,7 @@ class TcpTransport {
  public:
   static constexpr size_t kMaxFrame = 64u << 20;
 
-  TcpTransport() = default;
+  TcpTransport();
   ~TcpTransport();
   TcpTransport(const TcpTransport&) = delete;
   TcpTransport& operator=(const TcpTransport&) = delete;
