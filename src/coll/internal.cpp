@@ -1,0 +1,60 @@
+#include "coll/internal.hpp"
+
+#include <cstring>
+
+namespace ftmpi::coll {
+namespace {
+// Tags of the internal collectives, below any algorithm's round numbers.
+constexpr int kTagAllgatherBytes = 1 << 20;
+constexpr int kTagBcastBytes = (1 << 20) + 1;
+
+const dtype::TypeRef& byte_type() {
+  static const dtype::TypeRef t = dtype::builtin_ref(dtype::Builtin::kByte);
+  return t;
+}
+}  // namespace
+
+Err allgather_bytes(p2p::Engine& eng, comm::Communicator& c, const void* mine, size_t n, void* all) {
+  const int size = c.size(), me = c.rank();
+  uint8_t* out = static_cast<uint8_t*>(all);
+  if (n) std::memcpy(out + static_cast<size_t>(me) * n, mine, n);
+  const int right = (me + 1) % size, left = (me - 1 + size) % size;
+  for (int step = 0; step < size - 1; ++step) {
+    // Forward the block received in the previous step (first our own).
+    int send_block = (me - step + size) % size;
+    int recv_block = (me - step - 1 + size) % size;
+    p2p::Request* reqs[2] = {
+        eng.irecv(out + static_cast<size_t>(recv_block) * n, n, byte_type(), c, c.coll_ctx(), left,
+                  kTagAllgatherBytes),
+        eng.isend(out + static_cast<size_t>(send_block) * n, n, byte_type(), c, c.coll_ctx(), right,
+                  kTagAllgatherBytes),
+    };
+    if (Err e = eng.wait_all(reqs, 2); !ok(e)) return e;
+  }
+  return Err::kOk;
+}
+
+Err bcast_bytes(p2p::Engine& eng, comm::Communicator& c, void* buf, size_t n, int root) {
+  const int size = c.size();
+  const int vrank = (c.rank() - root + size) % size;  // root becomes 0
+  int mask = 1;
+  while (mask < size) {
+    if (vrank & mask) {
+      int src = (vrank - mask + root) % size;
+      p2p::Request* r = eng.irecv(buf, n, byte_type(), c, c.coll_ctx(), src, kTagBcastBytes);
+      if (Err e = eng.wait_all(&r, 1); !ok(e)) return e;
+      break;
+    }
+    mask <<= 1;
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (vrank + mask < size) {
+      int dst = (vrank + mask + root) % size;
+      p2p::Request* s = eng.isend(buf, n, byte_type(), c, c.coll_ctx(), dst, kTagBcastBytes);
+      if (Err e = eng.wait_all(&s, 1); !ok(e)) return e;
+    }
+  }
+  return Err::kOk;
+}
+
+}  // namespace ftmpi::coll
