@@ -60,7 +60,9 @@ void Connection::after_queue() {
 }
 
 void Connection::update_interest() {
-  bool want = channel_.pending() > 0 || (hs_ && hs_sent_ < hs_out_.size());
+  // While authenticating only handshake bytes may go out; frames queued
+  // meanwhile must not keep EPOLLOUT armed (that would spin the loop).
+  bool want = hs_ ? hs_sent_ < hs_out_.size() : channel_.pending() > 0;
   if (want != want_out_ && watch_) {
     loop_.set_events(watch_, EPOLLIN | (want ? EPOLLOUT : 0u));
     want_out_ = want;

@@ -1,0 +1,277 @@
+// rte::Client against a scripted daemon: the test forks, the child is the rank
+// (FTMPI_CTRL_FD = its end of a socketpair) and reports through its exit
+// status, the parent plays the daemon with the real protocol messages.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <functional>
+
+#include "rte/client/client.hpp"
+#include "rte/proto/rank_messages.hpp"
+#include "rte/proto/stream_channel.hpp"
+
+namespace ftmpi::rte {
+namespace {
+
+using proto::Frame;
+
+struct Recorder : EventSink {
+  std::vector<std::pair<ProcId, uint64_t>> failed;
+  int aborted = -1;
+  void on_proc_failed(ProcId who, uint64_t seq) override { failed.emplace_back(who, seq); }
+  void on_job_abort(int code) override { aborted = code; }
+};
+
+// Runs `rank` in a child with a control channel; returns the daemon side.
+struct RankProcess {
+  pid_t pid = -1;
+  std::unique_ptr<proto::StreamChannel> daemon;
+  int shm = -1, bell0 = -1, bell1 = -1;
+
+  explicit RankProcess(const std::function<int()>& rank) {
+    int sv[2];
+    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    shm = memfd_create("test-shm", 0);
+    EXPECT_EQ(ftruncate(shm, 8192), 0);
+    bell0 = eventfd(0, EFD_NONBLOCK);
+    bell1 = eventfd(0, EFD_NONBLOCK);
+    pid = fork();
+    if (pid == 0) {
+      ::close(sv[0]);
+      setenv("FTMPI_CTRL_FD", std::to_string(sv[1]).c_str(), 1);
+      _exit(rank());
+    }
+    ::close(sv[1]);
+    daemon = std::make_unique<proto::StreamChannel>(sv[0]);
+  }
+  ~RankProcess() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    for (int f : {shm, bell0, bell1}) ::close(f);
+  }
+  bool recv(Frame& f, int timeout_ms = 5000) {
+    for (int waited = 0; waited < timeout_ms; waited += 10) {
+      if (daemon->next(f) == proto::FrameReader::Next::kFrame) return true;
+      pollfd p{daemon->fd(), POLLIN, 0};
+      ::poll(&p, 1, 10);
+      auto io = daemon->read_available();  // may bring the last frames and EOF together
+      if (daemon->next(f) == proto::FrameReader::Next::kFrame) return true;
+      if (io != proto::StreamChannel::Io::kOk) return false;
+    }
+    return false;
+  }
+  template <typename M>
+  M expect(int line) {
+    Frame f;
+    M m;
+    EXPECT_TRUE(recv(f)) << "line " << line;
+    EXPECT_TRUE(proto::parse(f, m)) << "line " << line << ": got " << proto::msg_name(f.type);
+    return m;
+  }
+  template <typename M>
+  void send(const M& m) {
+    daemon->send(m);
+    EXPECT_EQ(daemon->flush(), proto::StreamChannel::Io::kOk);
+  }
+  proto::Boot boot() const {
+    proto::Boot b;
+    b.self = ProcId{1, 0};
+    b.world_size = 3;
+    b.host = 0;
+    b.hostname = "testhost";
+    b.local_slots = {0, 1};
+    b.local_index = 1;
+    b.shm_fd = shm;
+    b.shm_size = 8192;
+    b.doorbell_fds = {bell0, bell1};
+    b.secret = auth::make_secret();
+    b.tcp_bind_addr = "127.0.0.9";
+    b.epoch = 3;
+    b.modes.comm = CommMode::kBlank;
+    return b;
+  }
+  int wait_status() {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+};
+
+#define EXPECT_MSG(rp, Type) (rp).expect<proto::Type>(__LINE__)
+
+TEST(RteClient, SingletonWithoutControlChannel) {
+  unsetenv("FTMPI_CTRL_FD");
+  unsetenv("FTMPI_COMM_MODE");
+  Client c;
+  BootInfo b;
+  ASSERT_EQ(c.init(b), Err::kOk);
+  EXPECT_TRUE(b.singleton);
+  EXPECT_EQ(b.world_size, 1);
+  EXPECT_EQ(b.self, (ProcId{0, 0}));
+  EXPECT_EQ(b.local_slots, std::vector<int32_t>{0});
+  EXPECT_EQ(b.shm_fd, -1);
+  EXPECT_EQ(b.modes, Modes{});
+  EXPECT_EQ(c.fd(), -1);
+  std::vector<Card> all;
+  Card mine;
+  mine.tcp_port = 99;
+  ASSERT_EQ(c.exchange_cards(mine, all), Err::kOk);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].pid, getpid());
+  EXPECT_EQ(all[0].tcp_port, 99);
+  EXPECT_EQ(c.finalize(), Err::kOk);
+
+  setenv("FTMPI_COMM_MODE", "shrink", 1);
+  Client c2;
+  ASSERT_EQ(c2.init(b), Err::kOk);
+  EXPECT_EQ(b.modes.comm, CommMode::kShrink);
+  setenv("FTMPI_COMM_MODE", "nonsense", 1);
+  Client c3;
+  EXPECT_EQ(c3.init(b), Err::kArg);
+  unsetenv("FTMPI_COMM_MODE");
+}
+
+TEST(RteClient, RejectsAControlFdThatIsNoSocket) {
+  setenv("FTMPI_CTRL_FD", "0x", 1);
+  Client c;
+  BootInfo b;
+  EXPECT_EQ(c.init(b), Err::kIntern);
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  setenv("FTMPI_CTRL_FD", std::to_string(p[0]).c_str(), 1);
+  Client d;
+  EXPECT_EQ(d.init(b), Err::kIntern);
+  ::close(p[0]);
+  ::close(p[1]);
+  unsetenv("FTMPI_CTRL_FD");
+}
+
+TEST(RteClient, BootExchangeNoticesAndFence) {
+  RankProcess rp([] {
+    Client c;
+    BootInfo b;
+    if (c.init(b) != Err::kOk) return 10;
+    if (b.singleton || b.self != (ProcId{1, 0}) || b.world_size != 3 || b.hostname != "testhost" ||
+        b.local_index != 1 || b.doorbell_fds.size() != 2 || b.shm_size != 8192 ||
+        b.tcp_bind_addr != "127.0.0.9" || b.epoch != 3 || b.modes.comm != CommMode::kBlank)
+      return 11;
+    if (std::getenv("FTMPI_CTRL_FD")) return 12;
+    Card mine;
+    mine.tcp_port = 777;
+    std::vector<Card> all;
+    if (c.exchange_cards(mine, all) != Err::kOk || all.size() != 3 || all[2].host != -1) return 13;
+    // A notice arrived while exchange_cards() blocked: kept for poll().
+    if (!c.has_pending_events()) return 14;
+    Recorder r;
+    for (int i = 0; i < 500 && r.failed.size() < 2; ++i) {
+      pollfd p{c.fd(), POLLIN, 0};
+      ::poll(&p, 1, 10);
+      c.poll(r);
+    }
+    if (r.failed.size() != 2 || r.failed[0] != std::make_pair(ProcId{2, 0}, uint64_t{1}) ||
+        r.failed[1] != std::make_pair(ProcId{0, 0}, uint64_t{2}))
+      return 15;
+    if (c.finalize() != Err::kOk) return 16;
+    c.report_suspect(ProcId{0, 0});
+    return 0;
+  });
+  auto hello = EXPECT_MSG(rp, RankHello);
+  EXPECT_EQ(hello.version, proto::kProtocolVersion);
+  EXPECT_EQ(hello.pid, rp.pid);
+  rp.send(rp.boot());
+  auto card = EXPECT_MSG(rp, CardMsg);
+  EXPECT_EQ(card.card.id, (ProcId{1, 0})) << "the client fills in who it is";
+  EXPECT_EQ(card.card.pid, rp.pid);
+  EXPECT_EQ(card.card.tcp_port, 777);
+  rp.send(proto::ProcFailed{ProcId{2, 0}, 1});
+  proto::CardTable table;
+  for (int s = 0; s < 3; ++s) {
+    Card c;
+    c.id = ProcId{s, 0};
+    c.host = s == 2 ? -1 : 0;
+    table.cards.push_back(c);
+  }
+  rp.send(table);
+  rp.send(proto::ProcFailed{ProcId{0, 0}, 2});
+  EXPECT_MSG(rp, FenceEnter);
+  rp.send(proto::FenceDone{});
+  auto s = EXPECT_MSG(rp, Suspect);
+  EXPECT_EQ(s.who, (ProcId{0, 0}));
+  EXPECT_EQ(rp.wait_status(), 0);
+}
+
+TEST(RteClient, ExitsWhenTheDaemonGoesAwayDuringExchange) {
+  RankProcess rp([] {
+    Client c;
+    BootInfo b;
+    if (c.init(b) != Err::kOk) return 10;
+    std::vector<Card> all;
+    c.exchange_cards(Card{}, all);
+    return 20;  // must not get here
+  });
+  EXPECT_MSG(rp, RankHello);
+  rp.send(rp.boot());
+  EXPECT_MSG(rp, CardMsg);
+  rp.daemon->close();
+  EXPECT_EQ(rp.wait_status(), 1);
+}
+
+TEST(RteClient, ExitsWhenTheDaemonGoesAwayWhileIdle) {
+  RankProcess rp([] {
+    Client c;
+    BootInfo b;
+    if (c.init(b) != Err::kOk) return 10;
+    Recorder r;
+    for (;;) {
+      pollfd p{c.fd(), POLLIN, 0};
+      ::poll(&p, 1, -1);
+      c.poll(r);
+    }
+  });
+  EXPECT_MSG(rp, RankHello);
+  rp.send(rp.boot());
+  usleep(50000);
+  rp.daemon->close();
+  EXPECT_EQ(rp.wait_status(), 1);
+}
+
+TEST(RteClient, ExitsOnAMalformedFrame) {
+  RankProcess rp([] {
+    Client c;
+    BootInfo b;
+    c.init(b);
+    return 20;
+  });
+  EXPECT_MSG(rp, RankHello);
+  uint8_t junk[6] = {1, 0, 0, 0, 0x81, 0x01};  // length 1: below the minimum
+  ASSERT_EQ(::write(rp.daemon->fd(), junk, sizeof junk), 6);
+  EXPECT_EQ(rp.wait_status(), 1);
+}
+
+TEST(RteClient, AbortReachesTheDaemonAndEndsWithTheCode) {
+  RankProcess rp([] {
+    Client c;
+    BootInfo b;
+    if (c.init(b) != Err::kOk) return 10;
+    c.abort(7, "giving up");
+  });
+  EXPECT_MSG(rp, RankHello);
+  rp.send(rp.boot());
+  auto a = EXPECT_MSG(rp, AbortRequest);
+  EXPECT_EQ(a.code, 7);
+  EXPECT_EQ(a.message, "giving up");
+  rp.send(proto::JobAbort{7});
+  EXPECT_EQ(rp.wait_status(), 7);
+}
+
+}  // namespace
+}  // namespace ftmpi::rte

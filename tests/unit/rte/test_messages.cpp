@@ -1,0 +1,203 @@
+// Every control message survives encode/decode unchanged, and decoding
+// rejects wrong types, truncation, trailing bytes and out-of-range fields.
+#include <gtest/gtest.h>
+
+#include "rte/proto/frame.hpp"
+#include "rte/proto/rank_messages.hpp"
+#include "rte/proto/runtime_messages.hpp"
+
+namespace ftmpi::rte::proto {
+namespace {
+
+Card sample_card(int32_t slot) {
+  Card c;
+  c.id = ProcId{slot, 3};
+  c.host = 1;
+  c.pid = 4000 + slot;
+  c.tcp_addr = "127.0.0.2";
+  c.tcp_port = static_cast<uint16_t>(20000 + slot);
+  return c;
+}
+
+ProcFailure sample_failure() {
+  ProcFailure f;
+  f.seq = 7;
+  f.who = ProcId{5, 2};
+  f.host = 1;
+  f.pid = 4242;
+  f.exit = ExitInfo{ExitInfo::kSignaled, 9};
+  return f;
+}
+
+// Round trip through a frame, then check every shorter payload fails and a
+// trailing byte fails.
+template <typename M>
+void check_round_trip(const M& m) {
+  std::vector<uint8_t> bytes = make_frame(m);
+  Frame f;
+  ASSERT_TRUE(split_frame(bytes, f));
+  EXPECT_EQ(f.type, static_cast<uint16_t>(M::kType));
+  M back;
+  ASSERT_TRUE(parse(f, back)) << msg_name(f.type);
+  EXPECT_TRUE(back == m) << msg_name(f.type);
+  for (size_t n = 0; n < f.payload.size(); ++n) {
+    Frame cut{f.type, std::vector<uint8_t>(f.payload.begin(), f.payload.begin() + static_cast<ptrdiff_t>(n))};
+    M x;
+    EXPECT_FALSE(parse(cut, x)) << msg_name(f.type) << " accepted " << n << " of " << f.payload.size() << " bytes";
+  }
+  Frame longer = f;
+  longer.payload.push_back(0);
+  M y;
+  EXPECT_FALSE(parse(longer, y)) << msg_name(f.type) << " accepted a trailing byte";
+}
+
+Boot sample_boot() {
+  Boot b;
+  b.self = ProcId{2, 1};
+  b.world_size = 8;
+  b.host = 1;
+  b.hostname = "node-b";
+  b.local_slots = {1, 2, 5};
+  b.local_index = 1;
+  b.shm_fd = 7;
+  b.shm_size = 5u << 20;
+  b.doorbell_fds = {8, 9, 10};
+  for (size_t i = 0; i < b.secret.size(); ++i) b.secret[i] = static_cast<uint8_t>(i * 7 + 1);
+  b.tcp_bind_addr = "127.0.0.3";
+  b.epoch = 4;
+  b.restarted = true;
+  b.modes = Modes{CommMode::kShrink, MsgMode::kCont, CollMode::kAtomic, RecoveryMode::kIgnore};
+  return b;
+}
+
+JobStart sample_job() {
+  JobStart j;
+  j.world_size = 5;
+  j.modes = Modes{CommMode::kBlank, MsgMode::kReset, CollMode::kAtomic, RecoveryMode::kAuto};
+  j.leader = 1;
+  j.hosts = {HostEntry{"a", "127.0.0.2", 4001, {0, 1, 2}}, HostEntry{"b", "127.0.0.3", 4002, {3, 4}}};
+  j.program = "/bin/prog";
+  j.args = {"-x", "", "two words"};
+  j.cwd = "/tmp";
+  j.shm_size = 123456;
+  j.grace_ms = 250;
+  j.stdin_slot = 0;
+  j.epoch = 2;
+  return j;
+}
+
+TEST(RteMessages, RankLinkRoundTrips) {
+  check_round_trip(RankHello{kProtocolVersion, 1234});
+  check_round_trip(CardMsg{sample_card(3)});
+  check_round_trip(FenceEnter{});
+  check_round_trip(AbortRequest{17, "out of cheese"});
+  check_round_trip(Suspect{ProcId{4, 1}});
+  check_round_trip(sample_boot());
+  check_round_trip(CardTable{{sample_card(0), sample_card(1), Card{ProcId{2, 0}, -1, 0, "", 0}}});
+  check_round_trip(FenceDone{});
+  check_round_trip(ProcFailed{ProcId{6, 0}, 99});
+  check_round_trip(JobAbort{130});
+}
+
+TEST(RteMessages, RuntimeLinkRoundTrips) {
+  check_round_trip(DaemonHello{kProtocolVersion, 2, 777, 40000});
+  check_round_trip(Io{3, Io::kStderr, std::string("a\0b\n", 4)});
+  check_round_trip(IoEof{3, Io::kStdout});
+  check_round_trip(RankExit{ProcId{1, 0}, 55, ExitInfo{ExitInfo::kExited, 7}, EndKind::kFailure});
+  check_round_trip(StdinCredit{65536});
+  check_round_trip(DaemonDone{});
+  check_round_trip(FailureReport{sample_failure(), true});
+  check_round_trip(AbortReport{ProcId{2, 0}, 1, 99, -3, "bye"});
+  check_round_trip(sample_job());
+  check_round_trip(Stdin{"input\n"});
+  check_round_trip(StdinEof{});
+  check_round_trip(Terminate{130, true});
+  check_round_trip(Shutdown{});
+  check_round_trip(PeerHello{kProtocolVersion, 3});
+  check_round_trip(CardsUp{{sample_card(1), sample_card(4)}});
+  check_round_trip(FenceUp{{ProcId{1, 0}, ProcId{4, 2}}});
+  check_round_trip(ProcExit{ProcId{4, 0}, 66, ExitInfo{ExitInfo::kLost, 0}, EndKind::kTerminated});
+  check_round_trip(AbortUp{ProcId{0, 0}, 12, 5, "why"});
+  check_round_trip(SuspectUp{ProcId{0, 0}, ProcId{1, 0}});
+  check_round_trip(CardTableDown{{sample_card(0)}});
+  check_round_trip(FenceDown{});
+  check_round_trip(EventDown{EventDown::kProcFailed, sample_failure()});
+  check_round_trip(EndJob{42});
+  check_round_trip(CheckProc{ProcId{3, 1}});
+}
+
+TEST(RteMessages, WrongTypeIsRejected) {
+  Frame f;
+  ASSERT_TRUE(split_frame(make_frame(JobAbort{1}), f));
+  EndJob e;  // same payload layout, different type
+  EXPECT_FALSE(parse(f, e));
+}
+
+template <typename M, typename Mutate>
+bool accepts_after(const M& m, size_t offset, Mutate mutate) {
+  Frame f;
+  EXPECT_TRUE(split_frame(make_frame(m), f));
+  mutate(f.payload[offset]);
+  M back;
+  return parse(f, back);
+}
+
+TEST(RteMessages, OutOfRangeFieldsAreRejected) {
+  // Boot: modes are the last four bytes; restarted precedes them.
+  Boot b = sample_boot();
+  size_t n = make_frame(b).size() - kFrameHeader;
+  EXPECT_FALSE(accepts_after(b, n - 4, [](uint8_t& x) { x = 4; }));   // comm mode
+  EXPECT_FALSE(accepts_after(b, n - 3, [](uint8_t& x) { x = 2; }));   // msg mode
+  EXPECT_FALSE(accepts_after(b, n - 1, [](uint8_t& x) { x = 3; }));   // recovery mode
+  EXPECT_FALSE(accepts_after(b, n - 5, [](uint8_t& x) { x = 2; }));   // restarted flag
+  EXPECT_FALSE(accepts_after(Io{1, Io::kStdout, "x"}, 4, [](uint8_t& x) { x = 3; }));  // stream
+  EXPECT_FALSE(accepts_after(Terminate{1, false}, 4, [](uint8_t& x) { x = 2; }));      // bool
+  // An impossible element count must fail without allocating for it.
+  EXPECT_FALSE(accepts_after(CardTable{{sample_card(0)}}, 3, [](uint8_t& x) { x = 0x7f; }));
+  // Boot whose local_slots[local_index] is not its own slot.
+  Boot lie = sample_boot();
+  lie.local_index = 0;
+  Frame f;
+  ASSERT_TRUE(split_frame(make_frame(lie), f));
+  Boot back;
+  EXPECT_FALSE(parse(f, back));
+}
+
+TEST(RteMessages, JobStartMustPlaceEverySlotOnce) {
+  JobStart j = sample_job();
+  j.hosts[1].slots = {3, 3};  // slot 4 missing, 3 twice
+  Frame f;
+  ASSERT_TRUE(split_frame(make_frame(j), f));
+  JobStart back;
+  EXPECT_FALSE(parse(f, back));
+  j = sample_job();
+  j.hosts[0].slots.push_back(5);  // beyond world_size
+  ASSERT_TRUE(split_frame(make_frame(j), f));
+  EXPECT_FALSE(parse(f, back));
+  j = sample_job();
+  j.leader = 2;  // no such host
+  ASSERT_TRUE(split_frame(make_frame(j), f));
+  EXPECT_FALSE(parse(f, back));
+}
+
+TEST(RteMessages, ModeNamesRoundTrip) {
+  for (CommMode m : {CommMode::kAbort, CommMode::kRebuild, CommMode::kBlank, CommMode::kShrink}) {
+    CommMode back;
+    ASSERT_TRUE(parse_mode(mode_name(m), back));
+    EXPECT_EQ(back, m);
+  }
+  MsgMode mm;
+  EXPECT_TRUE(parse_mode("cont", mm));
+  EXPECT_EQ(mm, MsgMode::kCont);
+  CollMode cm;
+  EXPECT_TRUE(parse_mode("atomic", cm));
+  EXPECT_EQ(cm, CollMode::kAtomic);
+  RecoveryMode rm;
+  EXPECT_TRUE(parse_mode("ignore", rm));
+  EXPECT_EQ(rm, RecoveryMode::kIgnore);
+  EXPECT_FALSE(parse_mode("ABORT", mm));
+  EXPECT_FALSE(parse_mode("", cm));
+}
+
+}  // namespace
+}  // namespace ftmpi::rte::proto
