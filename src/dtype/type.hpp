@@ -70,6 +70,9 @@ class Type {
   // Any number of items form one memory block starting at buf + true_lb()
   // (data dense and extent == size): p2p may memcpy or send in place.
   bool contiguous() const { return contiguous_; }
+  // One item's data is one memory block at buf + true_lb() (count == 1 fast
+  // path even when the extent leaves gaps between items).
+  bool dense() const { return size_ == 0 || (data_.root && data_.root->dense()); }
   // The single builtin every data element is made of, when there is one
   // (markers do not count): what the reduction ops need. nullopt-like:
   // has_unit() false for mixed types and for types made of markers only.

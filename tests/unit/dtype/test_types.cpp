@@ -288,6 +288,10 @@ TEST(Constructors, HandComputed) {
   TypeRef dense = vector(5, 3, 3, B(Builtin::kFloat));
   EXPECT_TRUE(dense->contiguous());
   EXPECT_EQ(dense->extent(), 60);
+  TypeRef padded = structure({1, 1}, {0, 8}, {&B(Builtin::kDouble), &B(Builtin::kInt)});
+  EXPECT_TRUE(padded->dense());  // 12 data bytes in a row ...
+  EXPECT_FALSE(padded->contiguous());  // ... but items 16 bytes apart
+  EXPECT_FALSE(v->dense());
   TypeRef ci = contiguous(7, B(Builtin::k2Int));
   EXPECT_TRUE(ci->contiguous());
   EXPECT_EQ(ci->elements(), 14);
