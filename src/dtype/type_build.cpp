@@ -187,7 +187,8 @@ Err TypeBuilder::build(Combiner combiner, int64_t reps, int64_t rep_stride,
       if (n.unit_ == Builtin{}) n.unit_ = c.unit_;
       else if (n.unit_ != c.unit_) n.mixed_ = true;
     }
-    if (b.blocklen == 0 || c.elements_ == 0) continue;
+    // Nothing below was overflow-checked for reps == 0, and nothing matters then.
+    if (b.blocklen == 0 || c.elements_ == 0 || reps == 0) continue;
     any_raw_candidate = true;
     all_raw &= c.raw_;
     const uint64_t block_len = static_cast<uint64_t>(b.blocklen * c.elements_);
@@ -227,6 +228,7 @@ bool TypeBuilder::is_marker_only(const Type& t) { return t.size_ == 0 && t.eleme
 // The blocks of one repetition become a list of placed programs; equal
 // (child, blocklen) pairs share one compiled block.
 Program TypeBuilder::compile(const Type& t, bool units) {
+  if (t.reps_ == 0) return {};
   std::map<std::pair<const Type*, int64_t>, Program> block_progs;
   std::vector<Placed> parts;
   parts.reserve(t.blocks_.size());

@@ -312,6 +312,11 @@ TEST(Constructors, ZeroCountsAndZeroSize) {
   TypeRef ix = indexed({0, 2, 0}, {-10, 3, 20}, B(Builtin::kInt));
   EXPECT_EQ(ix->lb(), 12);
   EXPECT_EQ(ix->ub(), 20);
+  // Zero copies of a huge block: nothing to overflow.
+  TypeRef huge = contiguous(1 << 30, B(Builtin::kLongDoubleInt));
+  TypeRef none = hvector(0, 1 << 30, int64_t{1} << 62, *huge);
+  EXPECT_EQ(none->size(), 0);
+  EXPECT_EQ(none->extent(), 0);
   TypeRef c = contiguous(4, *contiguous(0, B(Builtin::kInt)));
   EXPECT_EQ(c->size(), 0);
   EXPECT_EQ(c->extent(), 0);
