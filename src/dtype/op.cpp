@@ -50,9 +50,10 @@ Err apply(OpKind op, const void* in, void* inout, size_t count, const Type& t) {
   const kernels::Kernel k = kernels::kTable[static_cast<int>(op)][static_cast<int>(t.unit())];
   const int64_t unit_extent = info(t.unit()).extent;
   if (count == 0 || t.size() == 0) return Err::kOk;
-  if (t.contiguous()) {
-    const int64_t off = t.true_lb();
-    k(static_cast<const char*>(in) + off, static_cast<char*>(inout) + off,
+  if (t.contiguous()) {  // integer addresses: buffers may be MPI_BOTTOM-relative
+    const uintptr_t off = static_cast<uintptr_t>(t.true_lb());
+    k(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(in) + off),
+      reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(inout) + off),
       static_cast<int64_t>(count) * t.size() / unit_extent);
     return Err::kOk;
   }
