@@ -36,7 +36,12 @@ class Job:
     def __init__(self, ctx, launcher_args, probe_args=None, program=None, stdin=None, env=None):
         self.ctx = ctx
         self.marker = "rtetest-" + uuid.uuid4().hex
-        prog = [program] if program else [ctx.probe] + list(probe_args or []) + ["--marker", self.marker]
+        if isinstance(program, list):  # a full command; MARKER is replaced by the marker
+            prog = [a.replace("MARKER", self.marker) for a in program]
+        elif program:
+            prog = [program]
+        else:
+            prog = [ctx.probe] + list(probe_args or []) + ["--marker", self.marker]
         self.cmd = [ctx.ftmpirun] + list(launcher_args) + prog
         full_env = dict(os.environ)
         full_env.update(env or {})
@@ -300,6 +305,15 @@ def case_non_mpi_program(ctx):
     j = run(ctx, ["-np", "2"], program="/bin/false")
     expect_code(j, 1)
     reason(j, r"\d", r"exited with status 1 before MPI_Finalize")
+
+
+def case_wrapper_script(ctx):
+    # The rank's process is a shell; the MPI process it forks inherits the
+    # control channel, and its card must carry its own pid (probe checks it).
+    j = run(ctx, ["-np", "3"], program=["sh", "-c", f"{ctx.probe} cards --marker MARKER; exit $?"])
+    expect_code(j, 0)
+    got = rank_lines(j.out, r"^rank (?P<r>\d+) of 3: 3 cards ok, 3 local$")
+    expect(sorted(got) == [0, 1, 2], f"ranks reporting: {sorted(got)}")
 
 
 def case_exec_failure(ctx):

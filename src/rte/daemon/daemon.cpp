@@ -141,6 +141,7 @@ void Daemon::on_control(LocalRank& r, const proto::Frame& f) {
       if (!proto::parse(f, m) || r.booted) return bad("unexpected");
       if (m.version != proto::kProtocolVersion) return bad("protocol version mismatch in");
       r.booted = true;
+      r.hello_pid = m.pid;
       send_boot(r);
       notify_failures(r);
       if (terminating_) r.ctrl->send(proto::JobAbort{1});
@@ -152,7 +153,7 @@ void Daemon::on_control(LocalRank& r, const proto::Frame& f) {
       r.card = m.card;
       r.card.id = r.id;  // the daemon knows who is on this channel
       r.card.host = args_.host;
-      r.card.pid = static_cast<int32_t>(r.pid);
+      r.card.pid = r.hello_pid;  // the MPI process itself: p2p reads its memory
       r.carded = true;
       check_local_cards();
       return;

@@ -29,6 +29,7 @@ struct LocalRank {
   pid_t pid = -1;
   // Protocol progress, maintained by the Daemon.
   bool booted = false;
+  int32_t hello_pid = 0;  // the process that said HELLO (may be a child of `pid`, e.g. under a wrapper script)
   bool carded = false;
   bool fence_entered = false;
   bool fence_done = false;

@@ -1,6 +1,7 @@
 #include "rte/launcher/launcher.hpp"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -62,8 +63,21 @@ const std::string& Launcher::host_name(int32_t host) const {
 }
 
 void Launcher::write_out(int stream, const std::string& bytes) {
-  // Blocking writes: a slow terminal slows the job down instead of filling memory.
-  fd::write_all(stream == 2 ? 2 : 1, bytes.data(), bytes.size());
+  // Waiting writes: a slow reader slows the job down instead of filling memory,
+  // also when the stdout we inherited happens to be non-blocking.
+  int fd = stream == 2 ? 2 : 1;
+  size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t w = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (w > 0) {
+      off += static_cast<size_t>(w);
+    } else if (w < 0 && errno == EAGAIN) {
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, 1000);
+    } else if (!(w < 0 && errno == EINTR)) {
+      return;  // closed or broken (EPIPE): nobody reads it any more
+    }
+  }
 }
 
 int Launcher::run() {
@@ -286,6 +300,7 @@ void Launcher::on_closed(Connection* c, const std::string& why) {
   } else {
     DaemonEntry& d = daemons_[static_cast<size_t>(it->second)];
     d.link_closed = true;
+    d.conn = nullptr;  // destroyed below, after this callback
     conn_host_.erase(it);
     if (!shutdown_sent_ || !d.done) {
       outcome_.on_daemon_lost(d.plan.name, why);
