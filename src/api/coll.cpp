@@ -1,21 +1,138 @@
-// Collective entry points (chapter 4).
-#include "api/args.hpp"
+// Collective entry points of MPI-1.2 chapter 4: barrier, broadcast, gather
+// and scatter (coll_all.cpp: the all-to-all family; coll_reduce.cpp:
+// reductions). Arguments a process does not use (the root's receive side on
+// other processes, ...) are not checked, as the standard says they are
+// "significant only at root".
 #include "api/call.hpp"
+#include "api/coll_support.hpp"
 #include "api/pmpi.hpp"
-#include "coll/barrier.hpp"
+#include "coll/collectives.hpp"
 
 using namespace ftmpi;
 using namespace ftmpi::api;
+
+namespace {
+
+// Gather and scatter: `root_side` is the side only the root uses.
+int rooted_blocks(const char* name, bool gather, void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                  MPI_Datatype rtype, int root, MPI_Comm ch) {
+  Call call(name);
+  if (!call.running()) return MPI_ERR_OTHER;
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = coll_comm(call, ch, &code);
+  if (!c) return code;
+  Why w;
+  Err e;
+  const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
+  if (!ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
+  const bool is_root = c->rank() == root;
+  // gather: everyone sends, the root receives; scatter: the reverse.
+  const bool check_send = gather || is_root, check_recv = !gather || is_root;
+  if (check_send && !ok(e = check_side(sbuf, scount, stype, &st, w))) return call.fail(c, e, "%s", w.text);
+  if (check_recv && !ok(e = check_side(rbuf, rcount, rtype, &rt_, w))) return call.fail(c, e, "%s", w.text);
+  if (is_root) {
+    if (!ok(e = check_same_signature(**st, scount, **rt_, rcount, w))) return call.fail(c, e, "%s", w.text);
+    const size_t sb = bytes_of(scount, *st), rb = bytes_of(rcount, *rt_);
+    if (!ok(e = check_not_aliased(sbuf, sb, rbuf, rb, w))) return call.fail(c, e, "%s", w.text);
+  }
+  coll::Team team = team_of(*c);
+  coll::BlockArgs a{sbuf, static_cast<size_t>(check_send ? scount : 0), st, rbuf,
+                    static_cast<size_t>(check_recv ? rcount : 0), rt_, team.index_of(root)};
+  return call.ret(c, gather ? coll::gather(team, a) : coll::scatter(team, a));
+}
+
+}  // namespace
 
 extern "C" {
 
 int PMPI_Barrier(MPI_Comm ch) {
   Call call("MPI_Barrier");
   if (!call.running()) return MPI_ERR_OTHER;
-  comm::Communicator* c = lookup_comm(ch);
-  if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
-  return call.ret(c, coll::barrier(rt()->engine, *c));
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = coll_comm(call, ch, &code);
+  if (!c) return code;
+  return call.ret(c, coll::barrier(team_of(*c)));
 }
 FTMPI_WEAK_ALIAS(MPI_Barrier, PMPI_Barrier)
+
+int PMPI_Bcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm ch) {
+  Call call("MPI_Bcast");
+  if (!call.running()) return MPI_ERR_OTHER;
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = coll_comm(call, ch, &code);
+  if (!c) return code;
+  Why w;
+  Err e;
+  const dtype::TypeRef* t = nullptr;
+  if (!ok(e = check_side(buf, count, dt, &t, w)) || !ok(e = check_root(*c, root, w)))
+    return call.fail(c, e, "%s", w.text);
+  coll::Team team = team_of(*c);
+  return call.ret(c, coll::bcast(team, {buf, static_cast<size_t>(count), t, team.index_of(root)}));
+}
+FTMPI_WEAK_ALIAS(MPI_Bcast, PMPI_Bcast)
+
+int PMPI_Gather(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+                MPI_Comm ch) {
+  return rooted_blocks("MPI_Gather", true, sbuf, scount, stype, rbuf, rcount, rtype, root, ch);
+}
+FTMPI_WEAK_ALIAS(MPI_Gather, PMPI_Gather)
+
+int PMPI_Scatter(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+                 MPI_Comm ch) {
+  return rooted_blocks("MPI_Scatter", false, sbuf, scount, stype, rbuf, rcount, rtype, root, ch);
+}
+FTMPI_WEAK_ALIAS(MPI_Scatter, PMPI_Scatter)
+
+int PMPI_Gatherv(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int* rcounts, int* displs,
+                 MPI_Datatype rtype, int root, MPI_Comm ch) {
+  Call call("MPI_Gatherv");
+  if (!call.running()) return MPI_ERR_OTHER;
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = coll_comm(call, ch, &code);
+  if (!c) return code;
+  Why w;
+  Err e;
+  const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
+  if (!ok(e = check_root(*c, root, w)) || !ok(e = check_side(sbuf, scount, stype, &st, w)))
+    return call.fail(c, e, "%s", w.text);
+  if (c->rank() == root) {
+    if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(displs, "displs", w)) ||
+        !ok(e = check_type(rtype, &rt_, w)) || !ok(e = check_buffer(rbuf, rcounts[root], *rt_, w)) ||
+        !ok(e = check_same_signature(**st, scount, **rt_, rcounts[root], w)) ||
+        !ok(e = check_not_aliased(sbuf, bytes_of(scount, *st), rbuf, bytes_of(rcounts[root], *rt_), w)))
+      return call.fail(c, e, "%s", w.text);
+  }
+  coll::Team team = team_of(*c);
+  coll::VArgs a{sbuf, nullptr, nullptr, static_cast<size_t>(scount), st, rbuf, rcounts, displs, 0, rt_,
+                team.index_of(root)};
+  return call.ret(c, coll::gatherv(team, a));
+}
+FTMPI_WEAK_ALIAS(MPI_Gatherv, PMPI_Gatherv)
+
+int PMPI_Scatterv(void* sbuf, int* scounts, int* displs, MPI_Datatype stype, void* rbuf, int rcount,
+                  MPI_Datatype rtype, int root, MPI_Comm ch) {
+  Call call("MPI_Scatterv");
+  if (!call.running()) return MPI_ERR_OTHER;
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = coll_comm(call, ch, &code);
+  if (!c) return code;
+  Why w;
+  Err e;
+  const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
+  if (!ok(e = check_root(*c, root, w)) || !ok(e = check_side(rbuf, rcount, rtype, &rt_, w)))
+    return call.fail(c, e, "%s", w.text);
+  if (c->rank() == root) {
+    if (!ok(e = check_counts(scounts, c->size(), "sendcounts", w)) || !ok(e = check_displs(displs, "displs", w)) ||
+        !ok(e = check_type(stype, &st, w)) || !ok(e = check_buffer(sbuf, scounts[root], *st, w)) ||
+        !ok(e = check_same_signature(**st, scounts[root], **rt_, rcount, w)) ||
+        !ok(e = check_not_aliased(sbuf, bytes_of(scounts[root], *st), rbuf, bytes_of(rcount, *rt_), w)))
+      return call.fail(c, e, "%s", w.text);
+  }
+  coll::Team team = team_of(*c);
+  coll::VArgs a{sbuf, scounts, displs, 0, st, rbuf, nullptr, nullptr, static_cast<size_t>(rcount), rt_,
+                team.index_of(root)};
+  return call.ret(c, coll::scatterv(team, a));
+}
+FTMPI_WEAK_ALIAS(MPI_Scatterv, PMPI_Scatterv)
 
 }  // extern "C"

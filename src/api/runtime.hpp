@@ -29,6 +29,13 @@ struct TypeObj {
   dtype::TypeRef type;
 };
 
+// A user reduction op (MPI_Op_create). The predefined ops 1..12 have no
+// object: their handle index is the dtype::OpKind (src/api/op.cpp).
+struct OpObj {
+  MPI_User_function* fn = nullptr;
+  bool commutative = true;
+};
+
 enum class Phase { kBefore, kRunning, kFinalized };
 
 struct Runtime {
@@ -38,6 +45,7 @@ struct Runtime {
   HandleTable<comm::Communicator> comms{Kind::kComm, 3};
   HandleTable<TypeObj> types{Kind::kDatatype, 64};
   HandleTable<ErrhandlerObj> errhandlers{Kind::kErrhandler, 8};
+  HandleTable<OpObj> ops{Kind::kOp, 32};
   // Freed communicators whose operations are still in flight.
   std::vector<std::unique_ptr<comm::Communicator>> zombie_comms;
   // Freed error handlers still attached to a communicator.

@@ -1,0 +1,93 @@
+// Collective entry points where every process sends to every other:
+// MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv.
+#include "api/call.hpp"
+#include "api/coll_support.hpp"
+#include "api/pmpi.hpp"
+#include "coll/collectives.hpp"
+
+using namespace ftmpi;
+using namespace ftmpi::api;
+
+namespace {
+
+int all_blocks(const char* name, bool to_all, void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+               MPI_Datatype rtype, MPI_Comm ch) {
+  Call call(name);
+  if (!call.running()) return MPI_ERR_OTHER;
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = coll_comm(call, ch, &code);
+  if (!c) return code;
+  Why w;
+  Err e;
+  const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
+  if (!ok(e = check_side(sbuf, scount, stype, &st, w)) || !ok(e = check_side(rbuf, rcount, rtype, &rt_, w)) ||
+      !ok(e = check_same_signature(**st, scount, **rt_, rcount, w)) ||
+      !ok(e = check_not_aliased(sbuf, bytes_of(scount, *st), rbuf, bytes_of(rcount, *rt_), w)))
+    return call.fail(c, e, "%s", w.text);
+  coll::Team team = team_of(*c);
+  coll::BlockArgs a{sbuf, static_cast<size_t>(scount), st, rbuf, static_cast<size_t>(rcount), rt_, 0};
+  return call.ret(c, to_all ? coll::alltoall(team, a) : coll::allgather(team, a));
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Allgather(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                   MPI_Comm ch) {
+  return all_blocks("MPI_Allgather", false, sbuf, scount, stype, rbuf, rcount, rtype, ch);
+}
+FTMPI_WEAK_ALIAS(MPI_Allgather, PMPI_Allgather)
+
+int PMPI_Alltoall(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                  MPI_Comm ch) {
+  return all_blocks("MPI_Alltoall", true, sbuf, scount, stype, rbuf, rcount, rtype, ch);
+}
+FTMPI_WEAK_ALIAS(MPI_Alltoall, PMPI_Alltoall)
+
+int PMPI_Allgatherv(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int* rcounts, int* displs,
+                    MPI_Datatype rtype, MPI_Comm ch) {
+  Call call("MPI_Allgatherv");
+  if (!call.running()) return MPI_ERR_OTHER;
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = coll_comm(call, ch, &code);
+  if (!c) return code;
+  Why w;
+  Err e;
+  const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
+  const int me = c->rank();
+  if (!ok(e = check_side(sbuf, scount, stype, &st, w)) ||
+      !ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(displs, "displs", w)) ||
+      !ok(e = check_side(rbuf, rcounts[me], rtype, &rt_, w)) ||
+      !ok(e = check_same_signature(**st, scount, **rt_, rcounts[me], w)) ||
+      !ok(e = check_not_aliased(sbuf, bytes_of(scount, *st), rbuf, bytes_of(rcounts[me], *rt_), w)))
+    return call.fail(c, e, "%s", w.text);
+  coll::Team team = team_of(*c);
+  coll::VArgs a{sbuf, nullptr, nullptr, static_cast<size_t>(scount), st, rbuf, rcounts, displs, 0, rt_, 0};
+  return call.ret(c, coll::allgatherv(team, a));
+}
+FTMPI_WEAK_ALIAS(MPI_Allgatherv, PMPI_Allgatherv)
+
+int PMPI_Alltoallv(void* sbuf, int* scounts, int* sdispls, MPI_Datatype stype, void* rbuf, int* rcounts,
+                   int* rdispls, MPI_Datatype rtype, MPI_Comm ch) {
+  Call call("MPI_Alltoallv");
+  if (!call.running()) return MPI_ERR_OTHER;
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = coll_comm(call, ch, &code);
+  if (!c) return code;
+  Why w;
+  Err e;
+  const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
+  const int me = c->rank();
+  if (!ok(e = check_counts(scounts, c->size(), "sendcounts", w)) || !ok(e = check_displs(sdispls, "sdispls", w)) ||
+      !ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(rdispls, "rdispls", w)) ||
+      !ok(e = check_side(sbuf, scounts[me], stype, &st, w)) || !ok(e = check_side(rbuf, rcounts[me], rtype, &rt_, w)) ||
+      !ok(e = check_same_signature(**st, scounts[me], **rt_, rcounts[me], w)))
+    return call.fail(c, e, "%s", w.text);
+  coll::Team team = team_of(*c);
+  coll::VArgs a{sbuf, scounts, sdispls, 0, st, rbuf, rcounts, rdispls, 0, rt_, 0};
+  return call.ret(c, coll::alltoallv(team, a));
+}
+FTMPI_WEAK_ALIAS(MPI_Alltoallv, PMPI_Alltoallv)
+
+}  // extern "C"

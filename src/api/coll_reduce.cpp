@@ -1,0 +1,88 @@
+// Reduction entry points: MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter,
+// MPI_Scan.
+#include "api/call.hpp"
+#include "api/coll_support.hpp"
+#include "api/pmpi.hpp"
+#include "coll/collectives.hpp"
+
+using namespace ftmpi;
+using namespace ftmpi::api;
+
+namespace {
+
+enum class Reduction { kReduce, kAllreduce, kScan };
+
+int reduction(const char* name, Reduction kind, void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op oph, int root,
+              MPI_Comm ch) {
+  Call call(name);
+  if (!call.running()) return MPI_ERR_OTHER;
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = coll_comm(call, ch, &code);
+  if (!c) return code;
+  Why w;
+  Err e;
+  const dtype::TypeRef* t = nullptr;
+  BoundOp op;
+  if (kind == Reduction::kReduce && !ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
+  const bool receives = kind != Reduction::kReduce || c->rank() == root;
+  if (!ok(e = check_side(sbuf, count, dt, &t, w)) || (receives && !ok(e = check_buffer(rbuf, count, *t, w))) ||
+      !ok(e = bind_op(oph, dt, *t, &op, w)) ||
+      (receives && !ok(e = check_not_aliased(sbuf, bytes_of(count, *t), rbuf, bytes_of(count, *t), w))))
+    return call.fail(c, e, "%s", w.text);
+  coll::Team team = team_of(*c);
+  coll::ReduceArgs a{sbuf, rbuf, static_cast<size_t>(count), t, &op.op, kind == Reduction::kReduce ? team.index_of(root) : 0};
+  switch (kind) {
+    case Reduction::kReduce:
+      return call.ret(c, coll::reduce(team, a));
+    case Reduction::kAllreduce:
+      return call.ret(c, coll::allreduce(team, a));
+    case Reduction::kScan:
+      return call.ret(c, coll::scan(team, a));
+  }
+  return MPI_ERR_INTERN;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Reduce(void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm ch) {
+  return reduction("MPI_Reduce", Reduction::kReduce, sbuf, rbuf, count, dt, op, root, ch);
+}
+FTMPI_WEAK_ALIAS(MPI_Reduce, PMPI_Reduce)
+
+int PMPI_Allreduce(void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm ch) {
+  return reduction("MPI_Allreduce", Reduction::kAllreduce, sbuf, rbuf, count, dt, op, 0, ch);
+}
+FTMPI_WEAK_ALIAS(MPI_Allreduce, PMPI_Allreduce)
+
+int PMPI_Scan(void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm ch) {
+  return reduction("MPI_Scan", Reduction::kScan, sbuf, rbuf, count, dt, op, 0, ch);
+}
+FTMPI_WEAK_ALIAS(MPI_Scan, PMPI_Scan)
+
+int PMPI_Reduce_scatter(void* sbuf, void* rbuf, int* rcounts, MPI_Datatype dt, MPI_Op oph, MPI_Comm ch) {
+  Call call("MPI_Reduce_scatter");
+  if (!call.running()) return MPI_ERR_OTHER;
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = coll_comm(call, ch, &code);
+  if (!c) return code;
+  Why w;
+  Err e;
+  const dtype::TypeRef* t = nullptr;
+  BoundOp op;
+  if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w))) return call.fail(c, e, "%s", w.text);
+  long long total = 0;
+  for (int r = 0; r < c->size(); ++r) total += rcounts[r];
+  if (total > INT_MAX) return call.fail(c, Err::kCount, "the counts add up to %lld, more than an int holds", total);
+  const int mine = rcounts[c->rank()];
+  if (!ok(e = check_side(sbuf, static_cast<int>(total), dt, &t, w)) || !ok(e = check_buffer(rbuf, mine, *t, w)) ||
+      !ok(e = bind_op(oph, dt, *t, &op, w)) ||
+      !ok(e = check_not_aliased(sbuf, bytes_of(static_cast<int>(total), *t), rbuf, bytes_of(mine, *t), w)))
+    return call.fail(c, e, "%s", w.text);
+  coll::Team team = team_of(*c);
+  return call.ret(c, coll::reduce_scatter(team, {sbuf, rbuf, rcounts, t, &op.op}));
+}
+FTMPI_WEAK_ALIAS(MPI_Reduce_scatter, PMPI_Reduce_scatter)
+
+}  // extern "C"

@@ -1,0 +1,48 @@
+// Argument checks shared by the collective entry points.
+#include "api/call.hpp"
+#include "api/coll_support.hpp"
+
+namespace ftmpi::api {
+
+// Finds and checks the communicator; on failure returns the error code through `code`.
+comm::Communicator* coll_comm(Call& call, MPI_Comm ch, int* code) {
+  comm::Communicator* c = lookup_comm(ch);
+  if (!c) {
+    *code = call.fail(nullptr, Err::kComm, ch == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL" : "invalid communicator");
+    return nullptr;
+  }
+  Why w;
+  if (Err e = check_intra(*c, w); !ok(e)) {
+    *code = call.fail(c, e, "%s", w.text);
+    return nullptr;
+  }
+  return c;
+}
+
+// One side (buffer, count, type) of a collective.
+Err check_side(const void* buf, int count, MPI_Datatype dt, const dtype::TypeRef** t, Why& w) {
+  Err e;
+  if (!ok(e = check_count(count, w)) || !ok(e = check_type(dt, t, w)) || !ok(e = check_buffer(buf, count, **t, w)))
+    return e;
+  return Err::kOk;
+}
+
+Err check_same_signature(const dtype::Type& st, int scount, const dtype::Type& rt, int rcount, Why& w) {
+  if (dtype::same_signature(st, scount, rt, rcount)) return Err::kOk;
+  long long sb = static_cast<long long>(scount) * st.size(), rb = static_cast<long long>(rcount) * rt.size();
+  if (sb != rb) return w.set(Err::kTruncate, "this process sends %lld bytes but receives %lld", sb, rb);
+  return w.set(Err::kType, "the send and receive type signatures differ");
+}
+
+Err check_counts(const int* counts, int n, const char* what, Why& w) {
+  if (!counts) return w.set(Err::kArg, "%s is a null array", what);
+  for (int i = 0; i < n; ++i)
+    if (counts[i] < 0) return w.set(Err::kCount, "%s[%d] = %d is negative", what, i, counts[i]);
+  return Err::kOk;
+}
+
+Err check_displs(const int* displs, const char* what, Why& w) {
+  return displs ? Err::kOk : w.set(Err::kArg, "%s is a null array", what);
+}
+
+}  // namespace ftmpi::api

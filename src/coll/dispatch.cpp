@@ -1,0 +1,158 @@
+// The algorithm catalog of every collective and the calls that pick from
+// it. Everything a selection depends on must be the same on every member
+// (team size, op commutativity, and sizes every member knows), or members
+// would run different algorithms.
+#include <cstdint>
+
+#include "coll/algorithms.hpp"
+#include "coll/collectives.hpp"
+#include "coll/select.hpp"
+
+namespace ftmpi::coll {
+namespace {
+
+template <class Fn>
+struct Algo {
+  const char* name;
+  unsigned needs;
+  Fn fn;
+};
+
+template <class Fn, size_t N>
+Fn choose(CollOp op, const CallInfo& info, const Algo<Fn> (&catalog)[N]) {
+  AlgoDesc desc[N];
+  for (size_t i = 0; i < N; ++i) desc[i] = {catalog[i].name, catalog[i].needs};
+  const std::string& forced = forced_from_env().name[static_cast<int>(op)];
+  return catalog[select_algorithm(op, info, desc, tuning_table(), forced)].fn;
+}
+
+using BarrierFn = Err (*)(const Team&);
+using BcastFn = Err (*)(const Team&, const BcastArgs&);
+using ReduceFn = Err (*)(const Team&, const ReduceArgs&);
+using BlockFn = Err (*)(const Team&, const BlockArgs&);
+using VFn = Err (*)(const Team&, const VArgs&);
+using ReduceScatterFn = Err (*)(const Team&, const ReduceScatterArgs&);
+
+const Algo<BarrierFn> kBarrier[] = {
+    {"dissemination", kNeedsNothing, barrier_dissemination},
+    {"tree", kNeedsNothing, barrier_tree},
+};
+const Algo<BcastFn> kBcast[] = {
+    {"binomial", kNeedsNothing, bcast_binomial},
+    {"scatter_allgather", kNeedsNothing, bcast_scatter_allgather},
+    {"linear", kNeedsNothing, bcast_linear},
+};
+const Algo<ReduceFn> kReduce[] = {
+    {"binomial", kNeedsNothing, reduce_binomial},
+    {"rabenseifner", kNeedsCommutative, reduce_rabenseifner},
+};
+const Algo<ReduceFn> kAllreduce[] = {
+    {"recursive_doubling", kNeedsNothing, allreduce_recursive_doubling},
+    {"rabenseifner", kNeedsCommutative, allreduce_rabenseifner},
+    {"ring", kNeedsCommutative, allreduce_ring},
+};
+const Algo<ReduceFn> kScan[] = {
+    {"recursive_doubling", kNeedsNothing, scan_recursive_doubling},
+    {"linear", kNeedsNothing, scan_linear},
+};
+const Algo<BlockFn> kGather[] = {
+    {"binomial", kNeedsNothing, gather_binomial},
+    {"linear", kNeedsNothing, gather_linear},
+};
+const Algo<BlockFn> kScatter[] = {
+    {"binomial", kNeedsNothing, scatter_binomial},
+    {"linear", kNeedsNothing, scatter_linear},
+};
+const Algo<BlockFn> kAllgather[] = {
+    {"bruck", kNeedsNothing, allgather_bruck},
+    {"ring", kNeedsNothing, allgather_ring},
+    {"linear", kNeedsNothing, allgather_linear},
+};
+const Algo<BlockFn> kAlltoall[] = {
+    {"bruck", kNeedsNothing, alltoall_bruck},
+    {"pairwise", kNeedsNothing, alltoall_pairwise},
+    {"linear", kNeedsNothing, alltoall_linear},
+};
+const Algo<VFn> kGatherv[] = {{"linear", kNeedsNothing, gatherv_linear}};
+const Algo<VFn> kScatterv[] = {{"linear", kNeedsNothing, scatterv_linear}};
+const Algo<VFn> kAllgatherv[] = {
+    {"ring", kNeedsNothing, allgatherv_ring},
+    {"linear", kNeedsNothing, allgatherv_linear},
+};
+const Algo<VFn> kAlltoallv[] = {
+    {"pairwise", kNeedsNothing, alltoallv_pairwise},
+    {"linear", kNeedsNothing, alltoallv_linear},
+};
+const Algo<ReduceScatterFn> kReduceScatter[] = {
+    {"halving", kNeedsCommutative, reduce_scatter_halving},
+    {"pairwise", kNeedsCommutative, reduce_scatter_pairwise},
+    {"reduce_scatterv", kNeedsNothing, reduce_scatter_reduce_scatterv},
+};
+
+uint64_t bytes_of(size_t count, const dtype::TypeRef* t) { return static_cast<uint64_t>(count) * (*t)->size(); }
+
+CallInfo info(const Team& t, uint64_t bytes, bool commutative = true) { return {t.size(), bytes, commutative}; }
+
+}  // namespace
+
+Err barrier(const Team& t) { return choose(CollOp::kBarrier, info(t, 0), kBarrier)(t); }
+
+Err barrier(p2p::Engine& eng, comm::Communicator& c) { return barrier(Team(eng, c)); }
+
+Err bcast(const Team& t, const BcastArgs& a) {
+  return choose(CollOp::kBcast, info(t, bytes_of(a.count, a.type)), kBcast)(t, a);
+}
+
+Err reduce(const Team& t, const ReduceArgs& a) {
+  return choose(CollOp::kReduce, info(t, bytes_of(a.count, a.type), a.op->commutative), kReduce)(t, a);
+}
+
+Err allreduce(const Team& t, const ReduceArgs& a) {
+  return choose(CollOp::kAllreduce, info(t, bytes_of(a.count, a.type), a.op->commutative), kAllreduce)(t, a);
+}
+
+Err scan(const Team& t, const ReduceArgs& a) {
+  return choose(CollOp::kScan, info(t, bytes_of(a.count, a.type), a.op->commutative), kScan)(t, a);
+}
+
+// Block sizes: the root's receive side equals every sender's send side.
+Err gather(const Team& t, const BlockArgs& a) {
+  uint64_t b = t.me() == a.root ? bytes_of(a.rcount, a.rtype) : bytes_of(a.scount, a.stype);
+  return choose(CollOp::kGather, info(t, b), kGather)(t, a);
+}
+
+Err scatter(const Team& t, const BlockArgs& a) {
+  uint64_t b = t.me() == a.root ? bytes_of(a.scount, a.stype) : bytes_of(a.rcount, a.rtype);
+  return choose(CollOp::kScatter, info(t, b), kScatter)(t, a);
+}
+
+Err allgather(const Team& t, const BlockArgs& a) {
+  return choose(CollOp::kAllgather, info(t, bytes_of(a.scount, a.stype)), kAllgather)(t, a);
+}
+
+Err alltoall(const Team& t, const BlockArgs& a) {
+  return choose(CollOp::kAlltoall, info(t, bytes_of(a.scount, a.stype)), kAlltoall)(t, a);
+}
+
+// Only the root knows every count of a gatherv / scatterv, and nobody knows
+// all counts of an alltoallv: these select on the team size alone.
+Err gatherv(const Team& t, const VArgs& a) { return choose(CollOp::kGatherv, info(t, 0), kGatherv)(t, a); }
+
+Err scatterv(const Team& t, const VArgs& a) { return choose(CollOp::kScatterv, info(t, 0), kScatterv)(t, a); }
+
+Err alltoallv(const Team& t, const VArgs& a) { return choose(CollOp::kAlltoallv, info(t, 0), kAlltoallv)(t, a); }
+
+Err allgatherv(const Team& t, const VArgs& a) {
+  uint64_t total = 0;
+  for (int i = 0; i < t.size(); ++i) total += static_cast<uint64_t>(a.rcounts[t.rank_of(i)]);
+  return choose(CollOp::kAllgatherv, info(t, total * (*a.rtype)->size()), kAllgatherv)(t, a);
+}
+
+Err reduce_scatter(const Team& t, const ReduceScatterArgs& a) {
+  uint64_t total = 0;
+  for (int r = 0; r < t.comm().size(); ++r) total += static_cast<uint64_t>(a.rcounts[r]);
+  return choose(CollOp::kReduceScatter, info(t, total * (*a.type)->size(), a.op->commutative),
+                kReduceScatter)(t, a);
+}
+
+}  // namespace ftmpi::coll

@@ -1,0 +1,22 @@
+#include "coll/team.hpp"
+
+#include <algorithm>
+
+namespace ftmpi::coll {
+
+Team::Team(p2p::Engine& eng, comm::Communicator& c, const Watch* watch)
+    : eng_(&eng), comm_(&c), watch_(watch), size_(c.size()), me_(c.rank()) {}
+
+Team::Team(p2p::Engine& eng, comm::Communicator& c, std::vector<int> members, const Watch* watch)
+    : eng_(&eng), comm_(&c), watch_(watch), members_(std::move(members)) {
+  size_ = static_cast<int>(members_.size());
+  me_ = index_of(c.rank());
+}
+
+int Team::index_of(int rank) const {
+  if (members_.empty()) return rank >= 0 && rank < size_ ? rank : -1;
+  auto it = std::lower_bound(members_.begin(), members_.end(), rank);
+  return it != members_.end() && *it == rank ? static_cast<int>(it - members_.begin()) : -1;
+}
+
+}  // namespace ftmpi::coll

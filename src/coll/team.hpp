@@ -1,0 +1,52 @@
+// The participants of one collective call. Algorithms never work on
+// "ranks 0..n-1 of the communicator": they work on team indices 0..size()-1,
+// and map an index to the communicator rank it stands for with rank_of()
+// (to address peers and to place blocks in user buffers that the MPI
+// standard lays out by communicator rank). The root is a team index too.
+//
+// make_team() gives every rank of the communicator, in order. The
+// fault-tolerant modes (issue 7) build other teams from the same
+// communicator: BLANK mode leaves blank ranks out and picks a non-blank
+// temporary root, and a Watch lets them abandon a collective when a member
+// dies.
+#pragma once
+#include <vector>
+
+#include "comm/model/communicator.hpp"
+#include "p2p/engine.hpp"
+
+namespace ftmpi::coll {
+
+// Asked while a collective waits: true makes it stop and return kOther.
+class Watch {
+ public:
+  virtual ~Watch() = default;
+  virtual bool give_up() const = 0;
+};
+
+class Team {
+ public:
+  // Every rank of `c` in rank order (no list is allocated).
+  Team(p2p::Engine& eng, comm::Communicator& c, const Watch* watch = nullptr);
+  // The ranks listed in `members`, strictly increasing, must include c.rank().
+  Team(p2p::Engine& eng, comm::Communicator& c, std::vector<int> members, const Watch* watch = nullptr);
+
+  p2p::Engine& engine() const { return *eng_; }
+  comm::Communicator& comm() const { return *comm_; }
+  const Watch* watch() const { return watch_; }
+  int size() const { return size_; }
+  int me() const { return me_; }
+  int rank_of(int index) const { return members_.empty() ? index : members_[static_cast<size_t>(index)]; }
+  // The team index of communicator rank `rank`, or -1 when it takes no part.
+  int index_of(int rank) const;
+
+ private:
+  p2p::Engine* eng_;
+  comm::Communicator* comm_;
+  const Watch* watch_;
+  std::vector<int> members_;  // empty: the identity
+  int size_;
+  int me_;
+};
+
+}  // namespace ftmpi::coll

@@ -1,0 +1,75 @@
+// Xfer: the point-to-point side of one collective algorithm run. It posts
+// sends and receives to team indices on the communicator's collective
+// context, waits for a batch, and owns the algorithm's temporary buffers.
+//
+// Errors come in two kinds:
+// - hard: a request failed (a peer died: kOther) or the team's Watch gave
+//   up. wait() returns the error at once, even with requests of the batch
+//   still pending, so a collective never waits for a dead peer. Pending
+//   receives are withdrawn; what cannot be withdrawn (matched transfers,
+//   sends) is left to the engine, which releases it when it completes, and
+//   the temporary buffers those requests use are kept alive until then.
+// - soft: a receive got a different number of bytes than the algorithm
+//   expected (type signatures that do not match across processes). The
+//   algorithm runs to its end, so no peer is left waiting, and result()
+//   reports kTruncate.
+//
+// Tags: tag = (algorithm id << 16) | step, so every round of every algorithm
+// has its own tag (see tags.hpp); matching still relies on per-pair FIFO
+// order, which the engine guarantees.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/err.hpp"
+#include "coll/tags.hpp"
+#include "coll/team.hpp"
+#include "dtype/datatype.hpp"
+
+namespace ftmpi::coll {
+
+// A hard error: the run stopped (anything but kOk and kTruncate).
+inline bool is_hard(Err e) { return !ok(e) && e != Err::kTruncate; }
+
+class Xfer {
+ public:
+  Xfer(const Team& team, AlgoId algo);
+  ~Xfer();
+  Xfer(const Xfer&) = delete;
+  Xfer& operator=(const Xfer&) = delete;
+
+  const Team& team() const { return team_; }
+
+  void send(int peer, const void* buf, size_t count, const dtype::TypeRef& type, int step);
+  void recv(int peer, void* buf, size_t count, const dtype::TypeRef& type, int step);
+  void send_bytes(int peer, const void* buf, size_t n, int step);
+  void recv_bytes(int peer, void* buf, size_t n, int step);
+
+  // Waits for everything posted since the last wait(). kOk or a hard error.
+  [[nodiscard]] Err wait();
+  // The soft error of the whole run (kOk or kTruncate); call at the end.
+  [[nodiscard]] Err result() const { return soft_; }
+
+  // Uninitialised temporary memory that lives as long as this run.
+  uint8_t* scratch(size_t bytes);
+
+ private:
+  struct Posted {
+    p2p::Request* req;
+    uint64_t expect;  // receive: bytes the algorithm expects
+    bool is_recv;
+  };
+  void abandon();
+
+  const Team& team_;
+  p2p::Engine& eng_;
+  uint64_t ctx_;
+  int tag_base_;
+  std::vector<Posted> posted_;
+  std::vector<std::unique_ptr<uint8_t[]>> scratch_;
+  Err soft_ = Err::kOk;
+};
+
+}  // namespace ftmpi::coll
