@@ -66,6 +66,9 @@ class Job:
         self.code = self.p.returncode
         self.show(out, err)
         self.out, self.err = out.decode(errors="replace"), err.decode(errors="replace")
+        # Under -DFTMPI_SANITIZE=ON a report from any process of the job fails the case.
+        for needle in ("Sanitizer", "runtime error:"):
+            expect(needle not in self.err, f"sanitizer report in the job's stderr ({needle})")
         return self
 
     @staticmethod
@@ -345,8 +348,8 @@ def case_abort_code(ctx):
     reason(j, 1, r"called MPI_Abort with code 42: probe abort")
 
 
-def signal_job(ctx, sig, np, code):
-    j = Job(ctx, ["-np", str(np)], ["sleep"])
+def signal_job(ctx, sig, np, code, scenario="sleep"):
+    j = Job(ctx, ["-np", str(np)], [scenario])
     j.wait_for_stdout_lines(np)
     t = time.time()
     j.p.send_signal(sig)
@@ -355,10 +358,17 @@ def signal_job(ctx, sig, np, code):
     expect_code(j, code)
     expect(took < 5, f"ending the job took {took:.1f} s")
     j.expect_clean()
+    return took
 
 
 def case_sigint(ctx):
     signal_job(ctx, signal.SIGINT, 8, 130)
+
+
+def case_sigint_stubborn(ctx):
+    # Ranks ignore SIGTERM: they get SIGKILL after the grace period (1 s).
+    took = signal_job(ctx, signal.SIGINT, 4, 130, "stubborn")
+    expect(took > 0.9, f"ranks were killed after {took:.2f} s, before the grace period ended")
 
 
 def case_sigterm(ctx):

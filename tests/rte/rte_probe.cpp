@@ -9,6 +9,7 @@
 //   selfkill R            rank R SIGKILLs itself after the exchange; others finalize
 //   abort R CODE          rank R calls abort(CODE); others finalize
 //   sleep                 wait until the runtime ends the job
+//   stubborn              like sleep, but ignoring SIGTERM (the runtime must SIGKILL)
 //   nap MS                sleep MS milliseconds, then finalize
 //   notices R1,R2,..      ranks R* SIGKILL themselves; survivors wait for one notice per
 //                         victim, print them in order, finalize
@@ -178,6 +179,11 @@ int main(int argc, char** argv) {
     if (g_rank == std::atoi(arg(1).c_str())) raise(SIGKILL);
   } else if (sc == "abort") {
     if (g_rank == std::atoi(arg(1).c_str())) client.abort(std::atoi(arg(2).c_str()), "probe abort");
+  } else if (sc == "stubborn") {
+    signal(SIGTERM, SIG_IGN);
+    std::printf("rank %d sleeping\n", g_rank);
+    std::fflush(stdout);
+    for (;;) pause();
   } else if (sc == "sleep") {
     std::printf("rank %d sleeping\n", g_rank);
     std::fflush(stdout);
