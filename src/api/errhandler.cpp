@@ -1,6 +1,10 @@
-// Error handlers (MPI-1.2 §7.2): create, set, get, free.
+// Error handlers (MPI-1.2 §7.2): create, set, get, free. Communicators
+// made from another one inherit its handler (api/comm_support.cpp).
+#include <algorithm>
+
 #include "api/args.hpp"
 #include "api/call.hpp"
+#include "api/comm_support.hpp"
 #include "api/pmpi.hpp"
 
 using namespace ftmpi;
@@ -24,8 +28,12 @@ int PMPI_Errhandler_set(MPI_Comm ch, MPI_Errhandler errhandler) {
   if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
-  if (!rt()->errhandlers.get(errhandler)) return call.fail(c, Err::kArg, "invalid error handler");
+  const auto& retired = rt()->retired_errhandlers;
+  if (!rt()->errhandlers.get(errhandler) || std::find(retired.begin(), retired.end(), errhandler) != retired.end())
+    return call.fail(c, Err::kArg, "invalid error handler");
+  const MPI_Errhandler old = state_of(*c).errhandler;
   state_of(*c).errhandler = errhandler;
+  drop_errhandler_if_retired(old);
   return MPI_SUCCESS;
 }
 FTMPI_WEAK_ALIAS(MPI_Errhandler_set, PMPI_Errhandler_set)
@@ -45,7 +53,9 @@ int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   Call call("MPI_Errhandler_free");
   if (!call.running()) return MPI_ERR_OTHER;
   if (!errhandler) return call.fail(nullptr, Err::kArg, "null argument");
-  if (!rt()->errhandlers.get(*errhandler) || rt()->errhandlers.is_predefined(*errhandler))
+  const auto& retired = rt()->retired_errhandlers;
+  if (!rt()->errhandlers.get(*errhandler) || rt()->errhandlers.is_predefined(*errhandler) ||
+      std::find(retired.begin(), retired.end(), *errhandler) != retired.end())
     return call.fail(nullptr, Err::kArg, "invalid or predefined error handler");
   // Communicators still using it keep a working handler: MPI-1.2 says the
   // object goes away only when no communicator refers to it.

@@ -19,6 +19,9 @@ namespace ftmpi::api {
 struct CommState : comm::CommExt {
   MPI_Comm handle = MPI_COMM_NULL;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  // Storage of the MPI_IO attribute's value (the caller's rank here), which
+  // MPI_Attr_get hands out by address.
+  int attr_io_value = 0;
 };
 
 struct ErrhandlerObj {
@@ -28,6 +31,13 @@ struct ErrhandlerObj {
 struct TypeObj {
   dtype::TypeRef type;
 };
+
+// An MPI_Group: a shared, immutable member list (MPI_Comm_group costs no copy).
+struct GroupObj {
+  comm::GroupRef group;
+};
+// Group handles; index 1 is MPI_GROUP_EMPTY.
+HandleTable<GroupObj> make_group_table();
 
 // A user reduction op (MPI_Op_create). The predefined ops 1..12 have no
 // object: their handle index is the dtype::OpKind (src/api/op.cpp).
@@ -45,6 +55,9 @@ struct Runtime {
   HandleTable<comm::Communicator> comms{Kind::kComm, 3};
   HandleTable<TypeObj> types{Kind::kDatatype, 64};
   HandleTable<ErrhandlerObj> errhandlers{Kind::kErrhandler, 8};
+  HandleTable<GroupObj> groups = make_group_table();
+  // User keyvals (MPI_Keyval_create) from 16; 1-15 are the predefined keys.
+  comm::KeyvalRegistry keyvals{16};
   HandleTable<OpObj> ops{Kind::kOp, 32};
   // Freed communicators whose operations are still in flight.
   std::vector<std::unique_ptr<comm::Communicator>> zombie_comms;

@@ -6,8 +6,10 @@
 #include <memory>
 #include <string>
 
+#include "comm/model/attributes.hpp"
 #include "comm/model/context_id.hpp"
 #include "comm/model/group.hpp"
+#include "comm/model/topology.hpp"
 
 namespace ftmpi::comm {
 
@@ -38,6 +40,10 @@ class Communicator {
 
   std::unique_ptr<CommExt> ext;
   std::string name;
+  // Cached attributes (MPI_Attr_*), in the order they were set.
+  AttrList attrs;
+  // Cartesian or graph topology, shared with dups; null when there is none.
+  TopologyRef topo;
   // Operations in flight on this communicator; MPI_Comm_free defers the
   // destruction until it drops to zero (single-threaded: a plain counter).
   int pending_ops = 0;
