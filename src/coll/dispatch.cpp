@@ -3,6 +3,7 @@
 // (team size, op commutativity, and sizes every member knows), or members
 // would run different algorithms.
 #include <cstdint>
+#include <vector>
 
 #include "coll/algorithms.hpp"
 #include "coll/collectives.hpp"
@@ -19,11 +20,16 @@ struct Algo {
 };
 
 template <class Fn, size_t N>
-Fn choose(CollOp op, const CallInfo& info, const Algo<Fn> (&catalog)[N]) {
-  AlgoDesc desc[N];
-  for (size_t i = 0; i < N; ++i) desc[i] = {catalog[i].name, catalog[i].needs};
+Fn choose(CollOp op, const CallInfo& info, const Algo<Fn> (&algos)[N]) {
   const std::string& forced = forced_from_env().name[static_cast<int>(op)];
-  return catalog[select_algorithm(op, info, desc, tuning_table(), forced)].fn;
+  return algos[select_algorithm(op, info, catalog(op), tuning_table(), forced)].fn;
+}
+
+template <class Fn, size_t N>
+std::vector<AlgoDesc> descs(const Algo<Fn> (&algos)[N]) {
+  std::vector<AlgoDesc> d;
+  for (const Algo<Fn>& a : algos) d.push_back({a.name, a.needs});
+  return d;
 }
 
 using BarrierFn = Err (*)(const Team&);
@@ -88,6 +94,19 @@ const Algo<ReduceScatterFn> kReduceScatter[] = {
     {"pairwise", kNeedsCommutative, reduce_scatter_pairwise},
     {"reduce_scatterv", kNeedsNothing, reduce_scatter_reduce_scatterv},
 };
+
+}  // namespace
+
+std::span<const AlgoDesc> catalog(CollOp op) {
+  static const std::vector<AlgoDesc> all[] = {
+      descs(kBarrier),  descs(kBcast),    descs(kReduce),  descs(kAllreduce), descs(kAllgather),
+      descs(kAllgatherv), descs(kAlltoall), descs(kAlltoallv), descs(kGather), descs(kGatherv),
+      descs(kScatter),  descs(kScatterv), descs(kReduceScatter), descs(kScan)};
+  static_assert(sizeof all / sizeof all[0] == static_cast<size_t>(CollOp::kCount));
+  return all[static_cast<int>(op)];
+}
+
+namespace {
 
 uint64_t bytes_of(size_t count, const dtype::TypeRef* t) { return static_cast<uint64_t>(count) * (*t)->size(); }
 

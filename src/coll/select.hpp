@@ -67,6 +67,8 @@ inline constexpr int kAnySize = 1 << 30;
 inline constexpr uint64_t kAnyBytes = ~uint64_t{0};
 
 std::span<const Rule> tuning_table();
+// The algorithms of a collective, as dispatch.cpp knows them.
+std::span<const AlgoDesc> catalog(CollOp op);
 
 bool usable(const AlgoDesc& a, const CallInfo& info);
 
