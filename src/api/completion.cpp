@@ -1,4 +1,18 @@
-// Completion calls: MPI_Wait, MPI_Test, MPI_Waitall (and the probes).
+// Completion calls of MPI-1.2 §3.7.3 and §3.7.5: MPI_Wait / MPI_Test and
+// the any / all / some families.
+//
+// Rules kept here (MPI-1.2): null handles and inactive persistent requests
+// count as complete with an empty status; when none is active, the "any"
+// calls give index MPI_UNDEFINED (Testany with flag true) and the "some"
+// calls outcount MPI_UNDEFINED. The multiple-completion calls report errors
+// as MPI_ERR_IN_STATUS with each status' MPI_ERROR set. Waitall waits for
+// every request, except that a request failed by a process failure ends the
+// wait at once (the others may never complete): requests still in flight
+// then stay active and get MPI_ERR_PENDING. Every blocking wait sleeps in
+// Engine::wait_until. Among several complete requests the "any" calls take
+// the lowest index, the "some" calls all of them in index order.
+#include <vector>
+
 #include "api/args.hpp"
 #include "api/call.hpp"
 #include "api/pmpi.hpp"
@@ -8,8 +22,111 @@ using namespace ftmpi;
 using namespace ftmpi::api;
 
 namespace {
-// A request that is null or an inactive persistent one completes at once with an empty status.
-bool is_inactive(const p2p::Request* r) { return r->persistent && !r->active && !r->complete; }
+
+using Reqs = std::vector<p2p::Request*>;
+
+MPI_Status* status_at(MPI_Status* statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+// Checks the array arguments and looks every handle up: nullptr for null
+// handles and inactive requests. Returns the code to return on an error.
+bool resolve(Call& call, int count, MPI_Request* handles, Reqs& out, int& code) {
+  if (count < 0) {
+    code = call.fail(nullptr, Err::kCount, "count %d is negative", count);
+    return false;
+  }
+  if (count > 0 && !handles) {
+    code = call.fail(nullptr, Err::kArg, "request array is null");
+    return false;
+  }
+  out.assign(static_cast<size_t>(count), nullptr);
+  for (int i = 0; i < count; ++i) {
+    if (handles[i] == MPI_REQUEST_NULL) continue;
+    p2p::Request* r = lookup_request(handles[i]);
+    if (!r) {
+      code = call.fail(nullptr, Err::kRequest, "request %d is not a valid handle", i);
+      return false;
+    }
+    if (!is_inactive(r)) out[static_cast<size_t>(i)] = r;
+  }
+  return true;
+}
+
+bool none_active(const Reqs& reqs) {
+  for (const p2p::Request* r : reqs)
+    if (r) return false;
+  return true;
+}
+
+int first_complete(const Reqs& reqs) {
+  for (size_t i = 0; i < reqs.size(); ++i)
+    if (reqs[i] && reqs[i]->complete) return static_cast<int>(i);
+  return -1;
+}
+
+// True when every request is complete, or one has failed because a process
+// did (the point where Waitall stops waiting).
+bool all_settled(const Reqs& reqs) {
+  bool all = true;
+  for (const p2p::Request* r : reqs) {
+    if (!r) continue;
+    if (!r->complete) all = false;
+    else if (r->st_err == Err::kOther) return true;
+  }
+  return all;
+}
+
+// Waitall / Testall once all_settled(): retires the complete requests, marks
+// the others pending, and returns MPI_SUCCESS or MPI_ERR_IN_STATUS.
+int finish_all(Call& call, MPI_Request* handles, const Reqs& reqs, MPI_Status* statuses) {
+  comm::Communicator* err_comm = nullptr;
+  bool any_error = false;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    MPI_Status* st = status_at(statuses, static_cast<int>(i));
+    p2p::Request* r = reqs[i];
+    if (!r) {
+      empty_status(st);
+      continue;
+    }
+    if (!r->complete) {
+      if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_ERR_PENDING;
+      continue;
+    }
+    comm::Communicator* c = r->comm;
+    Err e = retire_request(&handles[i], r, st);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = static_cast<int>(e);
+    if (!ok(e) && !any_error) {
+      any_error = true;
+      err_comm = c;
+    }
+  }
+  return any_error ? call.fail(err_comm, Err::kInStatus, "see the statuses' MPI_ERROR fields") : MPI_SUCCESS;
+}
+
+// Waitsome / Testsome: retires every complete request, in index order.
+int finish_some(Call& call, MPI_Request* handles, const Reqs& reqs, int* outcount, int* indices,
+                MPI_Status* statuses) {
+  comm::Communicator* err_comm = nullptr;
+  bool any_error = false;
+  int k = 0;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    p2p::Request* r = reqs[i];
+    if (!r || !r->complete) continue;
+    MPI_Status* st = status_at(statuses, k);
+    comm::Communicator* c = r->comm;
+    Err e = retire_request(&handles[i], r, st);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = static_cast<int>(e);
+    if (!ok(e) && !any_error) {
+      any_error = true;
+      err_comm = c;
+    }
+    indices[k++] = static_cast<int>(i);
+  }
+  *outcount = k;
+  return any_error ? call.fail(err_comm, Err::kInStatus, "see the statuses' MPI_ERROR fields") : MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -61,83 +178,110 @@ FTMPI_WEAK_ALIAS(MPI_Test, PMPI_Test)
 int PMPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
   Call call("MPI_Waitall");
   if (!call.running()) return MPI_ERR_OTHER;
-  if (count < 0) return call.fail(nullptr, Err::kCount, "count %d is negative", count);
-  if (count > 0 && !requests) return call.fail(nullptr, Err::kArg, "request array is null");
-  std::vector<p2p::Request*> reqs(static_cast<size_t>(count), nullptr);
-  for (int i = 0; i < count; ++i) {
-    if (requests[i] == MPI_REQUEST_NULL) continue;
-    reqs[static_cast<size_t>(i)] = lookup_request(requests[i]);
-    if (!reqs[static_cast<size_t>(i)]) return call.fail(nullptr, Err::kRequest, "request %d is not valid", i);
-    if (is_inactive(reqs[static_cast<size_t>(i)])) reqs[static_cast<size_t>(i)] = nullptr;
-  }
-  rt()->engine.wait_until([&] {
-    for (p2p::Request* r : reqs)
-      if (r && !r->complete) return false;
-    return true;
-  });
-  bool any_error = false;
-  comm::Communicator* err_comm = nullptr;
-  for (int i = 0; i < count; ++i) {
-    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-    p2p::Request* r = reqs[static_cast<size_t>(i)];
-    if (!r) {
-      empty_status(st);
-      continue;
-    }
-    comm::Communicator* c = r->comm;
-    Err e = retire_request(&requests[i], r, st);
-    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = static_cast<int>(e);
-    if (!ok(e) && !any_error) {
-      any_error = true;
-      err_comm = c;
-    }
-  }
-  return any_error ? call.fail(err_comm, Err::kInStatus, "see the statuses") : MPI_SUCCESS;
+  Reqs reqs;
+  int code = MPI_SUCCESS;
+  if (!resolve(call, count, requests, reqs, code)) return code;
+  rt()->engine.wait_until([&] { return all_settled(reqs); });
+  return finish_all(call, requests, reqs, statuses);
 }
 FTMPI_WEAK_ALIAS(MPI_Waitall, PMPI_Waitall)
 
-int PMPI_Iprobe(int source, int tag, MPI_Comm ch, int* flag, MPI_Status* status) {
-  Call call("MPI_Iprobe");
+int PMPI_Testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
+  Call call("MPI_Testall");
   if (!call.running()) return MPI_ERR_OTHER;
-  Why w;
-  comm::Communicator* c = lookup_comm(ch);
-  if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
-  if (!flag) return call.fail(c, Err::kArg, "flag pointer is null");
-  if (Err e = check_recv_tag(tag, w); !ok(e)) return call.fail(c, e, "%s", w.text);
-  if (Err e = check_source(*c, source, w); !ok(e)) return call.fail(c, e, "%s", w.text);
-  p2p::ProbeResult pr;
-  *flag = rt()->engine.iprobe(*c, c->ctx(), source, tag, &pr);
-  if (*flag && status != MPI_STATUS_IGNORE) {
-    status->MPI_SOURCE = pr.source;
-    status->MPI_TAG = pr.tag;
-    status->MPI_ERROR = MPI_SUCCESS;
-    status->ftmpi_count = static_cast<long long>(pr.bytes);
-    status->ftmpi_cancelled = 0;
-  }
-  return MPI_SUCCESS;
+  if (!flag) return call.fail(nullptr, Err::kArg, "flag pointer is null");
+  Reqs reqs;
+  int code = MPI_SUCCESS;
+  if (!resolve(call, count, requests, reqs, code)) return code;
+  if (!all_settled(reqs)) rt()->engine.progress();
+  *flag = 0;
+  if (!all_settled(reqs)) return MPI_SUCCESS;  // nothing is modified
+  bool all = true;
+  for (const p2p::Request* r : reqs)
+    if (r && !r->complete) all = false;
+  *flag = all;
+  return finish_all(call, requests, reqs, statuses);
 }
-FTMPI_WEAK_ALIAS(MPI_Iprobe, PMPI_Iprobe)
+FTMPI_WEAK_ALIAS(MPI_Testall, PMPI_Testall)
 
-int PMPI_Probe(int source, int tag, MPI_Comm ch, MPI_Status* status) {
-  Call call("MPI_Probe");
+int PMPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* status) {
+  Call call("MPI_Waitany");
   if (!call.running()) return MPI_ERR_OTHER;
-  Why w;
-  comm::Communicator* c = lookup_comm(ch);
-  if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
-  if (Err e = check_recv_tag(tag, w); !ok(e)) return call.fail(c, e, "%s", w.text);
-  if (Err e = check_source(*c, source, w); !ok(e)) return call.fail(c, e, "%s", w.text);
-  p2p::ProbeResult pr;
-  p2p::Engine& eng = rt()->engine;
-  eng.wait_until([&] { return eng.iprobe(*c, c->ctx(), source, tag, &pr); });
-  if (status != MPI_STATUS_IGNORE) {
-    status->MPI_SOURCE = pr.source;
-    status->MPI_TAG = pr.tag;
-    status->MPI_ERROR = MPI_SUCCESS;
-    status->ftmpi_count = static_cast<long long>(pr.bytes);
-    status->ftmpi_cancelled = 0;
+  if (!index) return call.fail(nullptr, Err::kArg, "index pointer is null");
+  Reqs reqs;
+  int code = MPI_SUCCESS;
+  if (!resolve(call, count, requests, reqs, code)) return code;
+  if (none_active(reqs)) {
+    *index = MPI_UNDEFINED;
+    empty_status(status);
+    return MPI_SUCCESS;
   }
-  return MPI_SUCCESS;
+  int i = -1;
+  rt()->engine.wait_until([&] { return (i = first_complete(reqs)) >= 0; });
+  p2p::Request* r = reqs[static_cast<size_t>(i)];
+  comm::Communicator* c = r->comm;
+  *index = i;
+  return call.ret(c, retire_request(&requests[i], r, status));
 }
-FTMPI_WEAK_ALIAS(MPI_Probe, PMPI_Probe)
+FTMPI_WEAK_ALIAS(MPI_Waitany, PMPI_Waitany)
+
+int PMPI_Testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status) {
+  Call call("MPI_Testany");
+  if (!call.running()) return MPI_ERR_OTHER;
+  if (!index || !flag) return call.fail(nullptr, Err::kArg, "null argument");
+  Reqs reqs;
+  int code = MPI_SUCCESS;
+  if (!resolve(call, count, requests, reqs, code)) return code;
+  *index = MPI_UNDEFINED;
+  if (none_active(reqs)) {  // MPI-1.2: flag true, index MPI_UNDEFINED, empty status
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int i = first_complete(reqs);
+  if (i < 0) {
+    rt()->engine.progress();
+    i = first_complete(reqs);
+  }
+  *flag = i >= 0;
+  if (i < 0) return MPI_SUCCESS;
+  p2p::Request* r = reqs[static_cast<size_t>(i)];
+  comm::Communicator* c = r->comm;
+  *index = i;
+  return call.ret(c, retire_request(&requests[i], r, status));
+}
+FTMPI_WEAK_ALIAS(MPI_Testany, PMPI_Testany)
+
+int PMPI_Waitsome(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
+  Call call("MPI_Waitsome");
+  if (!call.running()) return MPI_ERR_OTHER;
+  if (!outcount || (incount > 0 && !indices)) return call.fail(nullptr, Err::kArg, "null argument");
+  Reqs reqs;
+  int code = MPI_SUCCESS;
+  if (!resolve(call, incount, requests, reqs, code)) return code;
+  if (none_active(reqs)) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  rt()->engine.wait_until([&] { return first_complete(reqs) >= 0; });
+  return finish_some(call, requests, reqs, outcount, indices, statuses);
+}
+FTMPI_WEAK_ALIAS(MPI_Waitsome, PMPI_Waitsome)
+
+int PMPI_Testsome(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
+  Call call("MPI_Testsome");
+  if (!call.running()) return MPI_ERR_OTHER;
+  if (!outcount || (incount > 0 && !indices)) return call.fail(nullptr, Err::kArg, "null argument");
+  Reqs reqs;
+  int code = MPI_SUCCESS;
+  if (!resolve(call, incount, requests, reqs, code)) return code;
+  if (none_active(reqs)) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  if (first_complete(reqs) < 0) rt()->engine.progress();
+  return finish_some(call, requests, reqs, outcount, indices, statuses);
+}
+FTMPI_WEAK_ALIAS(MPI_Testsome, PMPI_Testsome)
 
 }  // extern "C"

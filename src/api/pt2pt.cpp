@@ -1,8 +1,9 @@
-// Blocking and non-blocking point-to-point calls of MPI-1.2 chapter 3.
-#include "api/args.hpp"
-#include "api/call.hpp"
+// Blocking and non-blocking sends and receives of MPI-1.2 chapter 3 (all four
+// send modes), Sendrecv, Sendrecv_replace and Get_count.
+#include <vector>
+
+#include "api/p2p_ops.hpp"
 #include "api/pmpi.hpp"
-#include "api/requests.hpp"
 
 namespace ftmpi::api {
 
@@ -10,7 +11,8 @@ Err retire_request(MPI_Request* h, p2p::Request* r, MPI_Status* st) {
   fill_status(st, *r);
   Err e = r->st_err;
   if (r->persistent) {
-    r->complete = false;  // inactive until the next MPI_Start
+    r->started = false;  // inactive until the next MPI_Start
+    r->complete = false;
   } else {
     rt()->engine.release_request(r);
     *h = MPI_REQUEST_NULL;
@@ -18,14 +20,6 @@ Err retire_request(MPI_Request* h, p2p::Request* r, MPI_Status* st) {
   return e;
 }
 
-namespace {
-
-struct Op {
-  comm::Communicator* comm = nullptr;
-  p2p::Request* req = nullptr;
-};
-
-// Validates the arguments of one send or receive and builds its request.
 Err prepare(Call& call, bool send, void* buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm ch,
             p2p::SendMode mode, Op& op, int& code) {
   Why w;
@@ -44,6 +38,7 @@ Err prepare(Call& call, bool send, void* buf, int count, MPI_Datatype dt, int pe
     return e;
   }
   p2p::Request* r = rt()->engine.alloc_request();
+  r->kind = send ? p2p::ReqKind::kSend : p2p::ReqKind::kRecv;
   r->data = p2p::TypedBuffer(buf, static_cast<size_t>(count), *type);
   r->comm = op.comm;
   r->peer_rank = peer;
@@ -54,6 +49,8 @@ Err prepare(Call& call, bool send, void* buf, int count, MPI_Datatype dt, int pe
   return Err::kOk;
 }
 
+namespace {
+
 int blocking_send(const char* name, void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm ch,
                   p2p::SendMode mode) {
   Call call(name);
@@ -62,9 +59,16 @@ int blocking_send(const char* name, void* buf, int count, MPI_Datatype dt, int d
   int code = MPI_SUCCESS;
   if (!ok(prepare(call, true, buf, count, dt, dest, tag, ch, mode, op, code))) return code;
   p2p::Engine& eng = rt()->engine;
+  Err e = Err::kOk;
+  if (mode == p2p::SendMode::kBuffered) {
+    Why w;
+    e = start_buffered(op.req, w);
+    eng.release_request(op.req);
+    return ok(e) ? MPI_SUCCESS : call.fail(op.comm, e, "%s", w.text);
+  }
   eng.start_send(op.req);
   eng.wait(op.req);
-  Err e = op.req->st_err;
+  e = op.req->st_err;
   eng.release_request(op.req);
   return call.ret(op.comm, e);
 }
@@ -77,8 +81,17 @@ int nonblocking(const char* name, bool send, void* buf, int count, MPI_Datatype 
   Op op;
   int code = MPI_SUCCESS;
   if (!ok(prepare(call, send, buf, count, dt, peer, tag, ch, mode, op, code))) return code;
-  if (send) rt()->engine.start_send(op.req);
-  else rt()->engine.start_recv(op.req);
+  if (mode == p2p::SendMode::kBuffered) {
+    Why w;
+    if (Err e = start_buffered(op.req, w); !ok(e)) {
+      rt()->engine.release_request(op.req);
+      return call.fail(op.comm, e, "%s", w.text);
+    }
+  } else if (send) {
+    rt()->engine.start_send(op.req);
+  } else {
+    rt()->engine.start_recv(op.req);
+  }
   *request = request_handle(op.req);
   return MPI_SUCCESS;
 }
@@ -95,6 +108,11 @@ int PMPI_Send(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm
   return blocking_send("MPI_Send", buf, count, dt, dest, tag, comm, p2p::SendMode::kStandard);
 }
 FTMPI_WEAK_ALIAS(MPI_Send, PMPI_Send)
+
+int PMPI_Bsend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Bsend", buf, count, dt, dest, tag, comm, p2p::SendMode::kBuffered);
+}
+FTMPI_WEAK_ALIAS(MPI_Bsend, PMPI_Bsend)
 
 int PMPI_Ssend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Ssend", buf, count, dt, dest, tag, comm, p2p::SendMode::kSync);
@@ -126,6 +144,11 @@ int PMPI_Isend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Com
   return nonblocking("MPI_Isend", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kStandard, req);
 }
 FTMPI_WEAK_ALIAS(MPI_Isend, PMPI_Isend)
+
+int PMPI_Ibsend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+  return nonblocking("MPI_Ibsend", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kBuffered, req);
+}
+FTMPI_WEAK_ALIAS(MPI_Ibsend, PMPI_Ibsend)
 
 int PMPI_Issend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
   return nonblocking("MPI_Issend", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kSync, req);
@@ -167,6 +190,34 @@ int PMPI_Sendrecv(void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
 }
 FTMPI_WEAK_ALIAS(MPI_Sendrecv, PMPI_Sendrecv)
 
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm ch, MPI_Status* status) {
+  Call call("MPI_Sendrecv_replace");
+  if (!call.running()) return MPI_ERR_OTHER;
+  Op s, r;
+  int code = MPI_SUCCESS;
+  if (!ok(prepare(call, true, buf, count, dt, dest, sendtag, ch, p2p::SendMode::kStandard, s, code))) return code;
+  if (!ok(prepare(call, false, buf, count, dt, source, recvtag, ch, p2p::SendMode::kStandard, r, code))) {
+    rt()->engine.release_request(s.req);
+    return code;
+  }
+  // The outgoing message leaves from a packed copy, so the receive may
+  // overwrite the buffer while the copy is still being sent.
+  std::vector<uint8_t> copy(s.req->data.bytes());
+  if (!copy.empty()) s.req->data.pack(0, copy.data(), copy.size());
+  s.req->data = p2p::TypedBuffer(copy.data(), copy.size(), dtype::builtin_ref(dtype::Builtin::kByte));
+  p2p::Engine& eng = rt()->engine;
+  eng.start_recv(r.req);
+  eng.start_send(s.req);
+  eng.wait_until([&] { return r.req->complete && s.req->complete; });
+  fill_status(status, *r.req);
+  Err e = !ok(r.req->st_err) ? r.req->st_err : s.req->st_err;
+  eng.release_request(s.req);
+  eng.release_request(r.req);
+  return call.ret(s.comm, e);
+}
+FTMPI_WEAK_ALIAS(MPI_Sendrecv_replace, PMPI_Sendrecv_replace)
+
 int PMPI_Get_count(MPI_Status* status, MPI_Datatype dt, int* count) {
   Call call("MPI_Get_count");
   if (!call.running()) return MPI_ERR_OTHER;
@@ -174,11 +225,8 @@ int PMPI_Get_count(MPI_Status* status, MPI_Datatype dt, int* count) {
   const dtype::TypeRef* type = nullptr;
   if (!status || status == MPI_STATUS_IGNORE || !count) return call.fail(nullptr, Err::kArg, "null argument");
   if (Err e = check_type(dt, &type, w); !ok(e)) return call.fail(nullptr, e, "%s", w.text);
-  uint64_t size = (*type)->size();
-  long long bytes = status->ftmpi_count;
-  if (size == 0) *count = 0;
-  else if (bytes % static_cast<long long>(size) != 0) *count = MPI_UNDEFINED;
-  else *count = static_cast<int>(bytes / static_cast<long long>(size));
+  int64_t n = dtype::get_count(**type, status->ftmpi_count);
+  *count = n == dtype::kUndefined || n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
   return MPI_SUCCESS;
 }
 FTMPI_WEAK_ALIAS(MPI_Get_count, PMPI_Get_count)

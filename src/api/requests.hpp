@@ -35,6 +35,10 @@ inline void empty_status(MPI_Status* s) {
   s->ftmpi_cancelled = 0;
 }
 
+// A persistent request that is not started: completes at once with an empty
+// status in every wait and test, as MPI-1.2 §3.9 says.
+inline bool is_inactive(const p2p::Request* r) { return r->persistent && !r->started; }
+
 // After r completed: report its status, free it (or deactivate a persistent
 // one) and update the user's handle. Returns the operation's error.
 Err retire_request(MPI_Request* h, p2p::Request* r, MPI_Status* st);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "api/bsend_pool.hpp"
 #include "api/handle_table.hpp"
 #include "comm/model/communicator.hpp"
 #include "dtype/datatype.hpp"
@@ -64,6 +65,8 @@ struct Runtime {
   // Freed error handlers still attached to a communicator.
   std::vector<MPI_Errhandler> retired_errhandlers;
   std::string processor_name;
+  // MPI_Buffer_attach's buffer and the buffered messages in it (bsend.cpp).
+  BsendPool bsend;
 };
 
 Phase phase();

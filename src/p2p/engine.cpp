@@ -199,13 +199,15 @@ Err Engine::wait_all(Request* const* reqs, size_t n) {
 }
 
 void Engine::complete(Request* r) {
-  r->complete = true;
+  // While a cancel answer is outstanding the user must not see completion:
+  // the answer decides whether the send was cancelled (end_cancel_wait).
+  r->complete = !r->cancel_pending;
   r->active = false;
   r->proto = Proto::kDone;
   if (r->kind == ReqKind::kSend) --active_sends_;
   if (r->comm) --r->comm->pending_ops;
   if (r->on_complete) r->on_complete(*r, r->cb_arg);
-  if (r->user_freed) pool_.release(r);
+  if (r->user_freed && r->complete) pool_.release(r);
 }
 
 void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload,
@@ -224,12 +226,16 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
     case MsgType::kCts:
     case MsgType::kData:
     case MsgType::kFin:
-    case MsgType::kAck: {
+    case MsgType::kAck:
+    case MsgType::kCancel:
+    case MsgType::kCancelReply: {
       if (hlen < sizeof(CtlHdr)) break;
       CtlHdr c;
       std::memcpy(&c, hdr, sizeof c);
       if (t == MsgType::kCts) on_cts(c);
       else if (t == MsgType::kData) on_data(c, payload, plen);
+      else if (t == MsgType::kCancel) on_cancel(peer_slot, c);
+      else if (t == MsgType::kCancelReply) on_cancel_reply(c);
       else on_fin_or_ack(c);
       return;
     }
@@ -268,6 +274,12 @@ void Engine::fail_requests_of(int32_t slot, Err err) {
   // Receives posted for this source and transfers in progress with it end in
   // error; wildcard receives are left to the fault-tolerance layer's policy.
   // Victims are collected first: completion callbacks may start new requests.
+  // A cancel answer from this peer will never come.
+  std::vector<Request*> waiting;
+  pool_.for_each_live([&](Request* r) {
+    if (r->cancel_pending && r->peer_slot == slot) waiting.push_back(r);
+  });
+  for (Request* r : waiting) end_cancel_wait(r, false);
   std::vector<Request*> victims;
   match_.for_each([&](uint64_t, MatchTable::Queues& q) {
     for (Request* r = q.posted_head; r; r = r->qnext)

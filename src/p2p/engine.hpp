@@ -74,6 +74,13 @@ class Engine final : public transport::Sink, public rte::EventSink {
   Err wait_all(Request* const* reqs, size_t n);
   // Withdraws a receive that has not matched yet (true), or says it is too late.
   bool cancel_recv(Request* r);
+  // MPI_Cancel (cancel.cpp). Receives: cancel_recv. Sends: withdrawn locally
+  // if still queued here, else a CANCEL asks the receiver to drop the message
+  // if it has not matched it; until the answer arrives the request is not
+  // complete (even an eager send that had completed), so Wait/Test report
+  // either a cancelled send that never delivers or a normal completion.
+  // Works on the user request of a buffered send too (see SendMode).
+  void cancel(Request* r);
   bool iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, ProbeResult* out);
 
   // One non-blocking pass over everything; returns the number of events.
@@ -151,6 +158,13 @@ class Engine final : public transport::Sink, public rte::EventSink {
   void match_unexpected(Request* r, Unexpected* u);
   void on_data(const CtlHdr& c, const uint8_t* payload, size_t plen);
   void set_recv_status(Request* r, const MatchHdr& h);
+
+  // cancel protocol (cancel.cpp)
+  bool unqueue(Request* m);
+  bool withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t msg_id);
+  void on_cancel(int32_t from_slot, const CtlHdr& c);
+  void on_cancel_reply(const CtlHdr& c);
+  void end_cancel_wait(Request* w, bool withdrawn);
   void fail_requests_of(int32_t slot, Err err);
 
   rte::Client* client_ = nullptr;

@@ -17,8 +17,10 @@ constexpr size_t kMaxRemoteBatch = 1024;
 
 Err Engine::start_recv(Request* r) {
   r->kind = ReqKind::kRecv;
+  if (r->persistent) pool_.renew(r);
   r->reset_outcome();
   r->active = true;
+  r->started = true;
   if (r->comm) ++r->comm->pending_ops;
   if (r->peer_rank == kProcNull) {
     r->st_source = kProcNull;

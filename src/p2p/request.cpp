@@ -31,6 +31,11 @@ void RequestPool::release(Request* r) {
   --live_;
 }
 
+void RequestPool::renew(Request* r) {
+  uint32_t idx = index_of(r);
+  r->id = (static_cast<uint64_t>(++gen_[idx]) << 32) | idx;
+}
+
 Request* RequestPool::find(uint64_t id) const {
   uint32_t idx = static_cast<uint32_t>(id & 0xffffffffu);
   if (idx >= by_index_.size()) return nullptr;

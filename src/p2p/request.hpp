@@ -14,6 +14,10 @@
 namespace ftmpi::p2p {
 
 enum class ReqKind : uint8_t { kSend, kRecv };
+// kBuffered never reaches the protocols: the API copies the message into the
+// attached buffer and sends that copy with an internal standard-mode request;
+// the user's request (mode kBuffered) completes at once and remembers the
+// internal message's id in `remote_req`, so that MPI_Cancel can still reach it.
 enum class SendMode : uint8_t { kStandard, kSync, kReady, kBuffered };
 
 // Protocol position of a request (what it waits for).
@@ -37,12 +41,13 @@ struct Request {
   ReqKind kind = ReqKind::kSend;
   SendMode mode = SendMode::kStandard;
   Proto proto = Proto::kIdle;
-  bool active = false;      // started and not yet completed (persistent: between Start and completion)
-  bool complete = false;
+  bool active = false;      // protocol in progress: between start and the engine's completion
+  bool complete = false;    // what Wait/Test see: done, and no cancel answer outstanding
+  bool started = false;     // the user started it and has not retired it yet (persistent: active)
   bool persistent = false;
   bool user_freed = false;  // MPI_Request_free on an active request: release at completion
   bool cancelled = false;
-  bool cancel_pending = false;
+  bool cancel_pending = false;  // CANCEL sent, waiting for the receiver's answer
 
   TypedBuffer data;
   comm::Communicator* comm = nullptr;
@@ -60,7 +65,7 @@ struct Request {
 
   // Protocol state.
   uint64_t msg_len = 0;     // receive: incoming message size
-  uint64_t remote_req = 0;  // the other side's request id
+  uint64_t remote_req = 0;  // the other side's request id (user request of a bsend: the internal one)
   uint64_t done_bytes = 0;  // pipelined bytes sent / received
   int32_t xfer_slot = -1;   // peer of the data transfer
   std::unique_ptr<uint8_t[]> bounce;  // buffered-mode copy or pack buffer
@@ -91,6 +96,10 @@ class RequestPool {
   void release(Request* r);
   // The live request with this id, or nullptr if it was released since.
   Request* find(uint64_t id) const;
+  // Gives a live request a fresh id (same pool index, so the same MPI handle):
+  // a restarted persistent request must not be confused with its previous
+  // message by late replies or by a cancel.
+  void renew(Request* r);
   size_t live() const { return live_; }
   // The live request at this pool index (MPI_Request handles are indices).
   Request* at(uint32_t idx) const {

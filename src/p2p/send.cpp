@@ -28,8 +28,10 @@ MatchHdr make_match(const Request& r, MsgType t, ProcId self, uint32_t epoch, ui
 
 Err Engine::start_send(Request* r) {
   r->kind = ReqKind::kSend;
+  if (r->persistent) pool_.renew(r);
   r->reset_outcome();
   r->active = true;
+  r->started = true;
   ++active_sends_;
   if (r->comm) ++r->comm->pending_ops;
   if (r->peer_rank == kProcNull) {

@@ -8,6 +8,9 @@
 //   DATA   CtlHdr + payload at offset        pipelined bytes of a matched RTS
 //   FIN    CtlHdr                            receiver copied the data itself (CMA)
 //   ACK    CtlHdr                            synchronous send was matched
+//   CANCEL CtlHdr (sreq: message, rreq: waiter, offset: context id)
+//                                            drop the message if still unmatched
+//   CANCEL_REPLY CtlHdr, flags bit0 = dropped (cancel.cpp)
 #pragma once
 #include <cstdint>
 

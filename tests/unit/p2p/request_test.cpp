@@ -31,3 +31,19 @@ TEST(RequestPool, GrowsAndCountsLive) {
   for (Request* r : rs) pool.release(r);
   EXPECT_EQ(pool.live(), 0u);
 }
+
+TEST(RequestPool, RenewKeepsTheIndexAndRetiresTheOldId) {
+  RequestPool pool;
+  Request* r = pool.alloc();
+  const uint64_t old_id = r->id;
+  const uint32_t idx = RequestPool::index_of(r);
+  pool.renew(r);
+  EXPECT_NE(r->id, old_id);
+  EXPECT_EQ(RequestPool::index_of(r), idx);  // same MPI handle
+  EXPECT_EQ(pool.find(old_id), nullptr);     // a late reply for the old message is stale
+  EXPECT_EQ(pool.find(r->id), r);
+  EXPECT_EQ(pool.at(idx), r);
+  EXPECT_EQ(pool.live(), 1u);
+  pool.release(r);
+  EXPECT_EQ(pool.live(), 0u);
+}

@@ -1,0 +1,71 @@
+// MPI_Probe and MPI_Iprobe (MPI-1.2 §3.8), on one source or MPI_ANY_SOURCE,
+// one tag or MPI_ANY_TAG.
+#include "api/args.hpp"
+#include "api/call.hpp"
+#include "api/pmpi.hpp"
+
+using namespace ftmpi;
+using namespace ftmpi::api;
+
+namespace {
+
+void probe_status(MPI_Status* status, const p2p::ProbeResult& pr) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = pr.source;
+  status->MPI_TAG = pr.tag;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->ftmpi_count = static_cast<long long>(pr.bytes);
+  status->ftmpi_cancelled = 0;
+}
+
+// The communicator, after checking comm, tag and source; nullptr after an
+// error (its code in `code`).
+comm::Communicator* check_probe(Call& call, int source, int tag, MPI_Comm ch, int& code) {
+  Why w;
+  comm::Communicator* c = lookup_comm(ch);
+  if (!c) {
+    code = call.fail(nullptr, Err::kComm, "invalid communicator");
+    return nullptr;
+  }
+  Err e = check_recv_tag(tag, w);
+  if (ok(e)) e = check_source(*c, source, w);
+  if (!ok(e)) {
+    code = call.fail(c, e, "%s", w.text);
+    return nullptr;
+  }
+  return c;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm ch, int* flag, MPI_Status* status) {
+  Call call("MPI_Iprobe");
+  if (!call.running()) return MPI_ERR_OTHER;
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = check_probe(call, source, tag, ch, code);
+  if (!c) return code;
+  if (!flag) return call.fail(c, Err::kArg, "flag pointer is null");
+  p2p::ProbeResult pr;
+  *flag = rt()->engine.iprobe(*c, c->ctx(), source, tag, &pr);
+  if (*flag) probe_status(status, pr);
+  return MPI_SUCCESS;
+}
+FTMPI_WEAK_ALIAS(MPI_Iprobe, PMPI_Iprobe)
+
+int PMPI_Probe(int source, int tag, MPI_Comm ch, MPI_Status* status) {
+  Call call("MPI_Probe");
+  if (!call.running()) return MPI_ERR_OTHER;
+  int code = MPI_SUCCESS;
+  comm::Communicator* c = check_probe(call, source, tag, ch, code);
+  if (!c) return code;
+  p2p::ProbeResult pr;
+  p2p::Engine& eng = rt()->engine;
+  eng.wait_until([&] { return eng.iprobe(*c, c->ctx(), source, tag, &pr); });
+  probe_status(status, pr);
+  return MPI_SUCCESS;
+}
+FTMPI_WEAK_ALIAS(MPI_Probe, PMPI_Probe)
+
+}  // extern "C"

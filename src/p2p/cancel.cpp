@@ -1,0 +1,111 @@
+// MPI_Cancel: receives are withdrawn from the posted queue; sends with a
+// CANCEL / CANCEL_REPLY exchange with the receiver.
+//
+//   CANCEL        CtlHdr{sreq = id the message carried, rreq = id of the
+//                 request waiting for the answer, offset = context id}
+//   CANCEL_REPLY  the same ids; flags bit0 = withdrawn
+//
+// Frames between two processes arrive in order, so when the receiver handles
+// a CANCEL it has already handled the message's EAGER or RTS: the message is
+// either still in its unexpected queue (dropped: it will never be delivered)
+// or matched (too late: the send completes normally, and any ACK, CTS or FIN
+// the receiver sent precedes the reply). The two ids differ only for a
+// buffered send, whose message travels in an internal request.
+#include "p2p/engine.hpp"
+
+namespace ftmpi::p2p {
+
+void Engine::cancel(Request* w) {
+  if (w->kind == ReqKind::kRecv) {
+    cancel_recv(w);
+    return;
+  }
+  // Nothing was sent (MPI_PROC_NULL, BLANK rank), the send failed, or a
+  // cancel is already under way: nothing to do.
+  if (w->peer_slot < 0 || w->cancel_pending || w->cancelled || !ok(w->st_err)) return;
+  const bool buffered = w->mode == SendMode::kBuffered;
+  const uint64_t msg_id = buffered ? w->remote_req : w->id;
+  Request* m = buffered ? pool_.find(msg_id) : w;
+  if (m && m->proto == Proto::kQueued && unqueue(m)) {  // never left this process
+    m->cancelled = true;
+    complete(m);
+    w->cancelled = true;
+    return;
+  }
+  Peer& p = peer(w->peer_slot);
+  if (!p.alive) return;
+  if (p.via == Via::kSelf) {
+    if (!withdraw_unexpected(w->ctx, self_.slot, msg_id)) return;  // already received
+    if (m && m->proto != Proto::kDone) {
+      m->cancelled = true;
+      complete(m);
+    }
+    w->cancelled = true;
+    return;
+  }
+  w->cancel_pending = true;
+  w->complete = false;
+  CtlHdr c{};
+  c.type = MsgType::kCancel;
+  c.sreq = msg_id;
+  c.rreq = w->id;
+  c.offset = w->ctx;
+  send_ctl(w->peer_slot, c);
+}
+
+bool Engine::unqueue(Request* m) {
+  Peer& p = peer(m->peer_slot);
+  for (auto it = p.pending.begin(); it != p.pending.end(); ++it) {
+    if (it->req == m) {
+      p.pending.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Engine::withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t msg_id) {
+  MatchTable::Queues& q = match_.queues(ctx);
+  for (Unexpected* u = q.unexp_head; u; u = u->next) {
+    if (u->hdr.src_slot == src_slot && u->hdr.sreq == msg_id) {
+      match_.remove_unexpected(q, u);
+      delete u;
+      return true;
+    }
+  }
+  return false;
+}
+
+void Engine::on_cancel(int32_t from_slot, const CtlHdr& c) {
+  if (from_slot < 0 || static_cast<size_t>(from_slot) >= peers_.size()) return;
+  CtlHdr reply{};
+  reply.type = MsgType::kCancelReply;
+  reply.flags = withdraw_unexpected(c.offset, from_slot, c.sreq) ? 1 : 0;
+  reply.sreq = c.sreq;
+  reply.rreq = c.rreq;
+  send_ctl(from_slot, reply);
+}
+
+void Engine::on_cancel_reply(const CtlHdr& c) {
+  const bool withdrawn = (c.flags & 1) != 0;
+  Request* m = pool_.find(c.sreq);
+  if (withdrawn && m && m->proto != Proto::kDone) {
+    // Never matched, so no CTS, FIN or ACK will come for it.
+    m->cancelled = true;
+    if (m->id == c.rreq) m->cancel_pending = false;
+    complete(m);  // may release m (and so w, when they are the same)
+  }
+  if (Request* w = pool_.find(c.rreq)) end_cancel_wait(w, withdrawn);
+}
+
+void Engine::end_cancel_wait(Request* w, bool withdrawn) {
+  if (!w->cancel_pending) return;
+  w->cancel_pending = false;
+  if (withdrawn) w->cancelled = true;
+  if (w->proto == Proto::kDone) {
+    w->complete = true;
+    if (w->user_freed) pool_.release(w);
+  }
+}
+
+}  // namespace ftmpi::p2p
