@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "rte/common/event_loop.hpp"
@@ -17,11 +18,6 @@ extern char** environ;
 namespace ftmpi::rte {
 namespace {
 
-void write_str(int fd, const char* s) {
-  ssize_t ignored = ::write(fd, s, std::strlen(s));
-  (void)ignored;
-}
-
 std::vector<char*> c_array(const std::vector<std::string>& v) {
   std::vector<char*> out;
   out.reserve(v.size() + 1);
@@ -30,16 +26,17 @@ std::vector<char*> c_array(const std::vector<std::string>& v) {
   return out;
 }
 
+// One write(), so that a signal cannot leave half a line behind.
 [[noreturn]] void child_fail(const SpawnRequest& req, const char* what) {
-  int e = errno;
-  write_str(2, req.who.c_str());
-  write_str(2, ": ");
-  write_str(2, what);
-  write_str(2, " '");
-  write_str(2, req.argv[0].c_str());
-  write_str(2, "': ");
-  write_str(2, strerror(e));
-  write_str(2, "\n");
+  char msg[1024];
+  int n = snprintf(msg, sizeof msg, "%s: %s '%s': %s\n", req.who.c_str(), what, req.argv[0].c_str(),
+                   strerror(errno));
+  if (n > static_cast<int>(sizeof msg) - 1) {
+    n = static_cast<int>(sizeof msg) - 1;
+    msg[n - 1] = '\n';
+  }
+  ssize_t ignored = ::write(2, msg, static_cast<size_t>(n));
+  (void)ignored;
   _exit(127);
 }
 

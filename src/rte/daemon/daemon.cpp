@@ -208,54 +208,50 @@ void Daemon::check_local_fence() {
 }
 
 void Daemon::from_leader(const proto::Frame& f) {
+  using proto::with_parsed;
+  bool ok = false;
   switch (static_cast<MsgType>(f.type)) {
-    case MsgType::kCardTableDown: {
-      proto::CardTableDown m;
-      if (!proto::parse(f, m)) break;
-      proto::CardTable table{std::move(m.cards)};
-      for (LocalRank& r : ranks_.ranks())
-        if (r.carded && r.running() && r.ctrl) r.ctrl->send(table);
-      return;
-    }
-    case MsgType::kFenceDown: {
-      proto::FenceDown m;
-      if (!proto::parse(f, m)) break;
-      for (LocalRank& r : ranks_.ranks()) {
-        if (r.fence_entered && r.running() && r.ctrl) {
-          r.fence_done = true;
-          r.ctrl->send(proto::FenceDone{});
+    case MsgType::kCardTableDown:
+      ok = with_parsed<proto::CardTableDown>(f, [&](auto& m) {
+        proto::CardTable table{std::move(m.cards)};
+        for (LocalRank& r : ranks_.ranks())
+          if (r.carded && r.running() && r.ctrl) r.ctrl->send(table);
+      });
+      break;
+    case MsgType::kFenceDown:
+      ok = with_parsed<proto::FenceDown>(f, [&](auto&) {
+        for (LocalRank& r : ranks_.ranks()) {
+          if (r.fence_entered && r.running() && r.ctrl) {
+            r.fence_done = true;
+            r.ctrl->send(proto::FenceDone{});
+          }
         }
-      }
-      return;
-    }
+      });
+      break;
     case MsgType::kEventDown: {
       proto::EventDown m;
-      if (!proto::parse(f, m)) break;
-      // The leader's own state already holds the event; followers apply it here.
-      if (!state_.apply_failure(m.failure) && m.failure.seq > state_.events().size()) {
-        FTMPI_LOG(kError, "ftmpid", "event %llu arrived out of order",
-                  static_cast<unsigned long long>(m.failure.seq));
-        break;
-      }
-      for (LocalRank& r : ranks_.ranks()) notify_failures(r);
-      return;
+      // The leader's own state already holds the event; followers apply it
+      // here. A gap in the sequence would mean a lost event: refuse it.
+      ok = proto::parse(f, m) &&
+           (state_.apply_failure(m.failure) || m.failure.seq <= state_.events().size());
+      if (ok)
+        for (LocalRank& r : ranks_.ranks()) notify_failures(r);
+      break;
     }
-    case MsgType::kEndJob: {
-      proto::EndJob m;
-      if (!proto::parse(f, m)) break;
-      terminate(m.exit_code, false);
-      return;
-    }
-    case MsgType::kCheckProc: {
-      proto::CheckProc m;
-      if (!proto::parse(f, m)) break;
-      if (LocalRank* r = ranks_.find(m.who.slot); r && r->id == m.who) ranks_.check(*r);
-      return;
-    }
+    case MsgType::kEndJob:
+      ok = with_parsed<proto::EndJob>(f, [&](auto& m) { terminate(m.exit_code, false); });
+      break;
+    case MsgType::kCheckProc:
+      ok = with_parsed<proto::CheckProc>(f, [&](auto& m) {
+        if (LocalRank* r = ranks_.find(m.who.slot); r && r->id == m.who) ranks_.check(*r);
+      });
+      break;
     default: break;
   }
-  FTMPI_LOG(kError, "ftmpid", "bad %s from the leader", proto::msg_name(f.type));
-  if (leader_link_) leader_link_->close("protocol error");
+  if (!ok) {
+    FTMPI_LOG(kError, "ftmpid", "bad %s from the leader", proto::msg_name(f.type));
+    if (leader_link_) leader_link_->close("protocol error");
+  }
 }
 
 void Daemon::terminate(int32_t exit_code, bool immediate) {

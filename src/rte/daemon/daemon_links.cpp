@@ -151,33 +151,24 @@ void Daemon::on_peer_closed(Connection* c, const std::string& why) {
 }
 
 void Daemon::on_launcher_frame(const proto::Frame& f) {
+  using proto::with_parsed;
   bool ok = false;
   switch (static_cast<MsgType>(f.type)) {
-    case MsgType::kJobStart: {
-      proto::JobStart m;
-      if ((ok = proto::parse(f, m))) start_job(m);
+    case MsgType::kJobStart:
+      ok = with_parsed<proto::JobStart>(f, [&](auto& m) { start_job(m); });
       break;
-    }
-    case MsgType::kStdin: {
-      proto::Stdin m;
-      if ((ok = proto::parse(f, m) && job_)) ranks_.write_stdin(m.data);
+    case MsgType::kStdin:
+      ok = job_ && with_parsed<proto::Stdin>(f, [&](auto& m) { ranks_.write_stdin(m.data); });
       break;
-    }
-    case MsgType::kStdinEof: {
-      proto::StdinEof m;
-      if ((ok = proto::parse(f, m) && job_)) ranks_.close_stdin();
+    case MsgType::kStdinEof:
+      ok = job_ && with_parsed<proto::StdinEof>(f, [&](auto&) { ranks_.close_stdin(); });
       break;
-    }
-    case MsgType::kTerminate: {
-      proto::Terminate m;
-      if ((ok = proto::parse(f, m))) terminate(m.exit_code, m.immediate);
+    case MsgType::kTerminate:
+      ok = with_parsed<proto::Terminate>(f, [&](auto& m) { terminate(m.exit_code, m.immediate); });
       break;
-    }
-    case MsgType::kShutdown: {
-      proto::Shutdown m;
-      if ((ok = proto::parse(f, m))) stop_ = true;
+    case MsgType::kShutdown:
+      ok = with_parsed<proto::Shutdown>(f, [&](auto&) { stop_ = true; });
       break;
-    }
     default: break;
   }
   if (!ok) {

@@ -14,37 +14,18 @@ Leader::Leader(JobState& state, LeaderOutput& out)
       fenced_(static_cast<size_t>(state.world_size()), false) {}
 
 bool Leader::on_frame(int32_t from_host, const proto::Frame& f) {
+  using proto::with_parsed;
   switch (static_cast<MsgType>(f.type)) {
-    case MsgType::kCardsUp: {
-      proto::CardsUp m;
-      if (!proto::parse(f, m)) return false;
-      on_cards(from_host, m);
-      return true;
-    }
-    case MsgType::kFenceUp: {
-      proto::FenceUp m;
-      if (!proto::parse(f, m)) return false;
-      on_fence(from_host, m);
-      return true;
-    }
-    case MsgType::kProcExit: {
-      proto::ProcExit m;
-      if (!proto::parse(f, m)) return false;
-      on_proc_exit(from_host, m);
-      return true;
-    }
-    case MsgType::kAbortUp: {
-      proto::AbortUp m;
-      if (!proto::parse(f, m)) return false;
-      on_abort(from_host, m);
-      return true;
-    }
-    case MsgType::kSuspectUp: {
-      proto::SuspectUp m;
-      if (!proto::parse(f, m)) return false;
-      on_suspect(m);
-      return true;
-    }
+    case MsgType::kCardsUp:
+      return with_parsed<proto::CardsUp>(f, [&](auto& m) { on_cards(from_host, m); });
+    case MsgType::kFenceUp:
+      return with_parsed<proto::FenceUp>(f, [&](auto& m) { on_fence(from_host, m); });
+    case MsgType::kProcExit:
+      return with_parsed<proto::ProcExit>(f, [&](auto& m) { on_proc_exit(from_host, m); });
+    case MsgType::kAbortUp:
+      return with_parsed<proto::AbortUp>(f, [&](auto& m) { on_abort(from_host, m); });
+    case MsgType::kSuspectUp:
+      return with_parsed<proto::SuspectUp>(f, [&](auto& m) { on_suspect(m); });
     default:
       FTMPI_LOG(kWarn, "leader", "unexpected %s from host %d", proto::msg_name(f.type), from_host);
       return false;

@@ -62,10 +62,16 @@ const std::string& Launcher::host_name(int32_t host) const {
                                                                      : unknown;
 }
 
+void Launcher::say(const std::string& line) {
+  // Our own lines start a line even if a rank's last line had no newline.
+  write_out(2, (stderr_at_line_start_ ? "" : "\n") + line + "\n");
+}
+
 void Launcher::write_out(int stream, const std::string& bytes) {
   // Waiting writes: a slow reader slows the job down instead of filling memory,
   // also when the stdout we inherited happens to be non-blocking.
   int fd = stream == 2 ? 2 : 1;
+  if (fd == 2 && !bytes.empty()) stderr_at_line_start_ = bytes.back() == '\n';
   size_t off = 0;
   while (off < bytes.size()) {
     ssize_t w = ::write(fd, bytes.data() + off, bytes.size() - off);
@@ -87,7 +93,7 @@ int Launcher::run() {
   signal_watch_ = loop_.watch(signal_fd_, EPOLLIN, [this](uint32_t) { on_signal(); });
   listen_fd_ = fd::tcp_listen("127.0.0.1", listen_port_);
   if (listen_fd_ < 0) {
-    write_out(2, "ftmpirun: cannot listen for daemons\n");
+    say("ftmpirun: cannot listen for daemons");
     return 1;
   }
   fd::set_nonblocking(listen_fd_);
@@ -102,7 +108,7 @@ int Launcher::run() {
   });
   while (!finished()) loop_.run_once(-1);
   out_.flush_all();
-  for (const std::string& line : outcome_.final_lines()) write_out(2, line + "\n");
+  for (const std::string& line : outcome_.final_lines()) say(line);
   return outcome_.exit_status();
 }
 
@@ -234,61 +240,45 @@ void Launcher::maybe_start_job() {
 }
 
 bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
+  using proto::with_parsed;
   int32_t host = static_cast<int32_t>(&d - daemons_.data());
   switch (static_cast<MsgType>(f.type)) {
-    case MsgType::kIo: {
-      proto::Io m;
-      if (!proto::parse(f, m)) return false;
-      out_.data(m.slot, m.stream, m.data);
-      if (!opts_.tag_output && !partial_timer_ && out_.has_partial()) {
-        partial_timer_ = loop_.after_ms(kPartialLineDelayMs, [this] {
-          partial_timer_ = 0;
-          out_.flush_partial();
-        });
-      }
-      return true;
-    }
-    case MsgType::kIoEof: {
-      proto::IoEof m;
-      if (!proto::parse(f, m)) return false;
-      out_.eof(m.slot, m.stream);
-      return true;
-    }
-    case MsgType::kRankExit: {
-      proto::RankExit m;
-      if (!proto::parse(f, m)) return false;
-      FTMPI_LOG(kDebug, "ftmpirun", "rank %d (pid %d) %s", m.who.slot, m.pid, describe_exit(m.exit).c_str());
-      outcome_.on_rank_exit(m);
-      return true;
-    }
-    case MsgType::kStdinCredit: {
-      proto::StdinCredit m;
-      if (!proto::parse(f, m) || host != stdin_host_) return false;
-      on_stdin_credit(m.bytes);
-      return true;
-    }
-    case MsgType::kDaemonDone: {
-      proto::DaemonDone m;
-      if (!proto::parse(f, m)) return false;
-      d.done = true;
-      maybe_shutdown();
-      return true;
-    }
-    case MsgType::kFailureReport: {
-      proto::FailureReport m;
-      if (!proto::parse(f, m)) return false;
-      const std::string& where = host_name(m.failure.host);
-      if (m.job_continues) write_out(2, JobOutcome::failure_line(m.failure, where, true) + "\n");
-      outcome_.on_failure(m.failure, where, m.job_continues);
-      return true;
-    }
-    case MsgType::kAbortReport: {
-      proto::AbortReport m;
-      if (!proto::parse(f, m)) return false;
-      outcome_.on_abort(m, host_name(m.host));
-      return true;
-    }
+    case MsgType::kIo:
+      return with_parsed<proto::Io>(f, [&](auto& m) { on_output(m); });
+    case MsgType::kIoEof:
+      return with_parsed<proto::IoEof>(f, [&](auto& m) { out_.eof(m.slot, m.stream); });
+    case MsgType::kRankExit:
+      return with_parsed<proto::RankExit>(f, [&](auto& m) {
+        FTMPI_LOG(kDebug, "ftmpirun", "rank %d (pid %d) %s", m.who.slot, m.pid, describe_exit(m.exit).c_str());
+        outcome_.on_rank_exit(m);
+      });
+    case MsgType::kStdinCredit:
+      return host == stdin_host_ &&
+             with_parsed<proto::StdinCredit>(f, [&](auto& m) { on_stdin_credit(m.bytes); });
+    case MsgType::kDaemonDone:
+      return with_parsed<proto::DaemonDone>(f, [&](auto&) {
+        d.done = true;
+        maybe_shutdown();
+      });
+    case MsgType::kFailureReport:
+      return with_parsed<proto::FailureReport>(f, [&](auto& m) {
+        const std::string& where = host_name(m.failure.host);
+        if (m.job_continues) say(JobOutcome::failure_line(m.failure, where, true));
+        outcome_.on_failure(m.failure, where, m.job_continues);
+      });
+    case MsgType::kAbortReport:
+      return with_parsed<proto::AbortReport>(f, [&](auto& m) { outcome_.on_abort(m, host_name(m.host)); });
     default: return false;
+  }
+}
+
+void Launcher::on_output(const proto::Io& m) {
+  out_.data(m.slot, m.stream, m.data);
+  if (!opts_.tag_output && !partial_timer_ && out_.has_partial()) {
+    partial_timer_ = loop_.after_ms(kPartialLineDelayMs, [this] {
+      partial_timer_ = 0;
+      out_.flush_partial();
+    });
   }
 }
 
@@ -363,7 +353,7 @@ void Launcher::on_signal() {
       outcome_.on_signal(sig);
       end_job(128 + sig, false);
     } else if (signals_seen_ == 2) {
-      write_out(2, "ftmpirun: killing the job now\n");
+      say("ftmpirun: killing the job now");
       end_job(128 + sig, true);
       loop_.after_ms(kHardKillDelayMs, [this] { kill_daemons(); });
     } else {

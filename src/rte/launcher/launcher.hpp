@@ -19,6 +19,7 @@
 #include "rte/launcher/options.hpp"
 #include "rte/launcher/outcome.hpp"
 #include "rte/launcher/output.hpp"
+#include "rte/proto/runtime_messages.hpp"
 
 namespace ftmpi::rte {
 
@@ -53,6 +54,7 @@ class Launcher {
   void on_frame(Connection* c, const proto::Frame& f);
   bool on_hello(Connection* c, const proto::Frame& f);
   bool on_daemon_frame(DaemonEntry& d, const proto::Frame& f);
+  void on_output(const proto::Io& m);
   void on_closed(Connection* c, const std::string& why);
   void on_daemon_process(DaemonEntry& d);
   void maybe_start_job();
@@ -66,6 +68,7 @@ class Launcher {
   void on_stdin_credit(size_t bytes);
   void stop_stdin();
   void write_out(int stream, const std::string& bytes);
+  void say(const std::string& line);  // a launcher message on stderr
   const std::string& host_name(int32_t host) const;
 
   EventLoop loop_;
@@ -88,6 +91,7 @@ class Launcher {
   bool shutdown_sent_ = false;
   uint64_t startup_timer_ = 0;
   uint64_t partial_timer_ = 0;
+  bool stderr_at_line_start_ = true;
   // stdin of the launcher -> rank 0, with at most kStdinWindow bytes unacknowledged.
   int32_t stdin_host_ = -1;
   uint64_t stdin_watch_ = 0;

@@ -42,6 +42,16 @@ bool parse(const Frame& f, M& m) {
   return m.decode(d) && d.done();
 }
 
+// Parses `f` as M and hands it to `fn`; false (and `fn` not called) if it
+// does not parse. Keeps message dispatch switches to one line per type.
+template <typename M, typename Fn>
+bool with_parsed(const Frame& f, Fn&& fn) {
+  M m;
+  if (!parse(f, m)) return false;
+  fn(m);
+  return true;
+}
+
 // Splits one complete encoded frame (as made by make_frame) back into type
 // and payload; false if `bytes` is not exactly one well-formed frame.
 bool split_frame(const std::vector<uint8_t>& bytes, Frame& out);

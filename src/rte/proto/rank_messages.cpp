@@ -30,12 +30,6 @@ bool AbortRequest::decode(Decoder& d) {
   return d.ok();
 }
 
-void Suspect::encode(Encoder& e) const { put_proc(e, who); }
-bool Suspect::decode(Decoder& d) {
-  who = get_proc(d);
-  return d.ok();
-}
-
 void Boot::encode(Encoder& e) const {
   e.u16(version);
   put_proc(e, self);
@@ -80,9 +74,6 @@ bool Boot::decode(Decoder& d) {
          doorbell_fds.size() == local_slots.size() && local_slots[local_index] == self.slot;
 }
 
-void CardTable::encode(Encoder& e) const { put_cards(e, cards); }
-bool CardTable::decode(Decoder& d) { return get_cards(d, cards); }
-
 void ProcFailed::encode(Encoder& e) const {
   put_proc(e, who);
   e.u64(event_seq);
@@ -91,12 +82,6 @@ bool ProcFailed::decode(Decoder& d) {
   who = get_proc(d);
   event_seq = d.u64();
   return d.ok() && who.valid();
-}
-
-void JobAbort::encode(Encoder& e) const { e.i32(exit_code); }
-bool JobAbort::decode(Decoder& d) {
-  exit_code = d.i32();
-  return d.ok();
 }
 
 }  // namespace ftmpi::rte::proto

@@ -42,13 +42,7 @@ struct AbortRequest {
   friend bool operator==(const AbortRequest&, const AbortRequest&) = default;
 };
 
-struct Suspect {
-  static constexpr MsgType kType = MsgType::kSuspect;
-  ProcId who;
-  void encode(Encoder& e) const;
-  bool decode(Decoder& d);
-  friend bool operator==(const Suspect&, const Suspect&) = default;
-};
+using Suspect = ProcMsg<MsgType::kSuspect>;
 
 // Everything a rank learns at start-up. The fd numbers are valid in the rank
 // because it inherited them from the daemon at the same numbers.
@@ -75,13 +69,7 @@ struct Boot {
 };
 
 // All world_size cards indexed by slot (dead or absent slots: host == -1).
-struct CardTable {
-  static constexpr MsgType kType = MsgType::kCardTable;
-  std::vector<Card> cards;
-  void encode(Encoder& e) const;
-  bool decode(Decoder& d);
-  friend bool operator==(const CardTable&, const CardTable&) = default;
-};
+using CardTable = CardListMsg<MsgType::kCardTable>;
 
 using FenceDone = EmptyMsg<MsgType::kFenceDone>;
 
@@ -94,12 +82,6 @@ struct ProcFailed {
   friend bool operator==(const ProcFailed&, const ProcFailed&) = default;
 };
 
-struct JobAbort {
-  static constexpr MsgType kType = MsgType::kJobAbort;
-  int32_t exit_code = 1;
-  void encode(Encoder& e) const;
-  bool decode(Decoder& d);
-  friend bool operator==(const JobAbort&, const JobAbort&) = default;
-};
+using JobAbort = ExitCodeMsg<MsgType::kJobAbort>;
 
 }  // namespace ftmpi::rte::proto

@@ -87,17 +87,21 @@ bool IoEof::decode(Decoder& d) {
   return get_stream(d, stream);
 }
 
-void RankExit::encode(Encoder& e) const {
+template <MsgType T>
+void ProcEndMsg<T>::encode(Encoder& e) const {
   put_proc(e, who);
   e.i32(pid);
   put_exit(e, exit);
   e.u8(static_cast<uint8_t>(end));
 }
-bool RankExit::decode(Decoder& d) {
+template <MsgType T>
+bool ProcEndMsg<T>::decode(Decoder& d) {
   who = get_proc(d);
   pid = d.i32();
   return get_exit(d, exit) && get_end(d, end) && who.valid();
 }
+template struct ProcEndMsg<MsgType::kRankExit>;
+template struct ProcEndMsg<MsgType::kProcExit>;
 
 void StdinCredit::encode(Encoder& e) const { e.u32(bytes); }
 bool StdinCredit::decode(Decoder& d) {
@@ -213,23 +217,8 @@ bool PeerHello::decode(Decoder& d) {
   return d.ok() && host >= 0;
 }
 
-void CardsUp::encode(Encoder& e) const { put_cards(e, cards); }
-bool CardsUp::decode(Decoder& d) { return get_cards(d, cards); }
-
 void FenceUp::encode(Encoder& e) const { put_procs(e, procs); }
 bool FenceUp::decode(Decoder& d) { return get_procs(d, procs); }
-
-void ProcExit::encode(Encoder& e) const {
-  put_proc(e, who);
-  e.i32(pid);
-  put_exit(e, exit);
-  e.u8(static_cast<uint8_t>(end));
-}
-bool ProcExit::decode(Decoder& d) {
-  who = get_proc(d);
-  pid = d.i32();
-  return get_exit(d, exit) && get_end(d, end) && who.valid();
-}
 
 void AbortUp::encode(Encoder& e) const {
   put_proc(e, who);
@@ -255,9 +244,6 @@ bool SuspectUp::decode(Decoder& d) {
   return d.ok() && suspect.valid();
 }
 
-void CardTableDown::encode(Encoder& e) const { put_cards(e, cards); }
-bool CardTableDown::decode(Decoder& d) { return get_cards(d, cards); }
-
 void EventDown::encode(Encoder& e) const {
   e.u8(kind);
   put_failure(e, failure);
@@ -265,18 +251,6 @@ void EventDown::encode(Encoder& e) const {
 bool EventDown::decode(Decoder& d) {
   kind = d.u8();
   return d.ok() && kind == kProcFailed && get_failure(d, failure);
-}
-
-void EndJob::encode(Encoder& e) const { e.i32(exit_code); }
-bool EndJob::decode(Decoder& d) {
-  exit_code = d.i32();
-  return d.ok();
-}
-
-void CheckProc::encode(Encoder& e) const { put_proc(e, who); }
-bool CheckProc::decode(Decoder& d) {
-  who = get_proc(d);
-  return d.ok() && who.valid();
 }
 
 }  // namespace ftmpi::rte::proto

@@ -72,16 +72,20 @@ struct IoEof {
   friend bool operator==(const IoEof&, const IoEof&) = default;
 };
 
-struct RankExit {
-  static constexpr MsgType kType = MsgType::kRankExit;
+// How a rank ended: daemon -> launcher (RANK_EXIT) and daemon -> leader (PROC_EXIT).
+template <MsgType T>
+struct ProcEndMsg {
+  static constexpr MsgType kType = T;
   ProcId who;
   int32_t pid = 0;
   ExitInfo exit;
   EndKind end = EndKind::kNormal;
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
-  friend bool operator==(const RankExit&, const RankExit&) = default;
+  friend bool operator==(const ProcEndMsg&, const ProcEndMsg&) = default;
 };
+using RankExit = ProcEndMsg<MsgType::kRankExit>;
+using ProcExit = ProcEndMsg<MsgType::kProcExit>;
 
 // The daemon wrote this many stdin bytes to rank 0; the launcher may send more.
 struct StdinCredit {
@@ -176,13 +180,7 @@ struct PeerHello {
   friend bool operator==(const PeerHello&, const PeerHello&) = default;
 };
 
-struct CardsUp {
-  static constexpr MsgType kType = MsgType::kCardsUp;
-  std::vector<Card> cards;
-  void encode(Encoder& e) const;
-  bool decode(Decoder& d);
-  friend bool operator==(const CardsUp&, const CardsUp&) = default;
-};
+using CardsUp = CardListMsg<MsgType::kCardsUp>;
 
 struct FenceUp {
   static constexpr MsgType kType = MsgType::kFenceUp;
@@ -190,17 +188,6 @@ struct FenceUp {
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const FenceUp&, const FenceUp&) = default;
-};
-
-struct ProcExit {
-  static constexpr MsgType kType = MsgType::kProcExit;
-  ProcId who;
-  int32_t pid = 0;
-  ExitInfo exit;
-  EndKind end = EndKind::kNormal;
-  void encode(Encoder& e) const;
-  bool decode(Decoder& d);
-  friend bool operator==(const ProcExit&, const ProcExit&) = default;
 };
 
 struct AbortUp {
@@ -223,13 +210,7 @@ struct SuspectUp {
   friend bool operator==(const SuspectUp&, const SuspectUp&) = default;
 };
 
-struct CardTableDown {
-  static constexpr MsgType kType = MsgType::kCardTableDown;
-  std::vector<Card> cards;
-  void encode(Encoder& e) const;
-  bool decode(Decoder& d);
-  friend bool operator==(const CardTableDown&, const CardTableDown&) = default;
-};
+using CardTableDown = CardListMsg<MsgType::kCardTableDown>;
 
 using FenceDown = EmptyMsg<MsgType::kFenceDown>;
 
@@ -243,21 +224,9 @@ struct EventDown {
   friend bool operator==(const EventDown&, const EventDown&) = default;
 };
 
-struct EndJob {
-  static constexpr MsgType kType = MsgType::kEndJob;
-  int32_t exit_code = 1;
-  void encode(Encoder& e) const;
-  bool decode(Decoder& d);
-  friend bool operator==(const EndJob&, const EndJob&) = default;
-};
+using EndJob = ExitCodeMsg<MsgType::kEndJob>;
 
 // Leader -> the daemon hosting `who`: a peer suspects it; check it now.
-struct CheckProc {
-  static constexpr MsgType kType = MsgType::kCheckProc;
-  ProcId who;
-  void encode(Encoder& e) const;
-  bool decode(Decoder& d);
-  friend bool operator==(const CheckProc&, const CheckProc&) = default;
-};
+using CheckProc = ProcMsg<MsgType::kCheckProc>;
 
 }  // namespace ftmpi::rte::proto
