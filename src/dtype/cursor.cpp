@@ -20,21 +20,44 @@ char* ptr(uintptr_t a) { return reinterpret_cast<char*>(a); }
 
 // Fixed-size runs compile to plain moves; the sizes are those of the basic
 // types and of the small structs and pairs that strided types usually hold.
+// Four runs per iteration: independent loads and stores overlap, which makes
+// a stride-2 vector of doubles about 1.5x faster than one run per iteration
+// (bench/p2p/strided.c, where MPICH's unrolled kernels were ahead).
 template <size_t L>
 void gather_fixed(char* dst, uintptr_t src, int64_t stride, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
+  const uintptr_t s = static_cast<uintptr_t>(stride);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    std::memcpy(dst, ptr(src), L);
+    std::memcpy(dst + L, ptr(src + s), L);
+    std::memcpy(dst + 2 * L, ptr(src + 2 * s), L);
+    std::memcpy(dst + 3 * L, ptr(src + 3 * s), L);
+    dst += 4 * L;
+    src += 4 * s;
+  }
+  for (; i < n; ++i) {
     std::memcpy(dst, ptr(src), L);
     dst += L;
-    src += static_cast<uintptr_t>(stride);
+    src += s;
   }
 }
 
 template <size_t L>
 void scatter_fixed(const char* src, uintptr_t dst, int64_t stride, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
+  const uintptr_t s = static_cast<uintptr_t>(stride);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    std::memcpy(ptr(dst), src, L);
+    std::memcpy(ptr(dst + s), src + L, L);
+    std::memcpy(ptr(dst + 2 * s), src + 2 * L, L);
+    std::memcpy(ptr(dst + 3 * s), src + 3 * L, L);
+    src += 4 * L;
+    dst += 4 * s;
+  }
+  for (; i < n; ++i) {
     std::memcpy(ptr(dst), src, L);
     src += L;
-    dst += static_cast<uintptr_t>(stride);
+    dst += s;
   }
 }
 
