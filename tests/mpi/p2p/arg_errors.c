@@ -46,6 +46,34 @@ int main(int argc, char** argv) {
   EXPECT_CLASS(MPI_Wait(&bogus, &st), MPI_ERR_REQUEST);
   EXPECT_CLASS(MPI_Get_count(&st, MPI_DATATYPE_NULL, &v), MPI_ERR_TYPE);
 
+  /* The rest of chapter 3. */
+  int flag, index;
+  EXPECT_CLASS(MPI_Bsend(&v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+  EXPECT_CLASS(MPI_Ssend(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK);
+  EXPECT_CLASS(MPI_Rsend(&v, 1, MPI_INT, 0, -2, MPI_COMM_WORLD), MPI_ERR_TAG);
+  EXPECT_CLASS(MPI_Issend(&v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+  EXPECT_CLASS(MPI_Irsend(&v, 1, MPI_INT, 0, 0, MPI_COMM_NULL, &req), MPI_ERR_COMM);
+  EXPECT_CLASS(MPI_Ibsend(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER); /* nothing attached */
+  EXPECT_CLASS(MPI_Isend(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+  EXPECT_CLASS(MPI_Buffer_attach(buf, -1), MPI_ERR_ARG);
+  EXPECT_CLASS(MPI_Buffer_attach(NULL, 10), MPI_ERR_BUFFER);
+  EXPECT_CLASS(MPI_Send_init(&v, 1, MPI_INT, -7, 0, MPI_COMM_WORLD, &req), MPI_ERR_RANK);
+  EXPECT_CLASS(MPI_Recv_init(&v, 1, MPI_INT, 0, -3, MPI_COMM_WORLD, &req), MPI_ERR_TAG);
+  EXPECT_CLASS(MPI_Bsend_init(&v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_COUNT);
+  EXPECT_CLASS(MPI_Ssend_init(&v, 1, MPI_INT, 0, 0, MPI_COMM_NULL, &req), MPI_ERR_COMM);
+  EXPECT_CLASS(MPI_Rsend_init(&v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+  EXPECT_CLASS(MPI_Startall(-1, &req), MPI_ERR_COUNT);
+  EXPECT_CLASS(MPI_Request_free(&bogus), MPI_ERR_REQUEST);
+  EXPECT_CLASS(MPI_Cancel(&bogus), MPI_ERR_REQUEST);
+  EXPECT_CLASS(MPI_Test_cancelled(MPI_STATUS_IGNORE, &flag), MPI_ERR_ARG);
+  EXPECT_CLASS(MPI_Testany(1, &bogus, NULL, &flag, &st), MPI_ERR_ARG);
+  EXPECT_CLASS(MPI_Waitsome(1, &bogus, &index, NULL, &st), MPI_ERR_ARG);
+  EXPECT_CLASS(MPI_Sendrecv_replace(&v, 1, MPI_DATATYPE_NULL, 0, 0, 0, 0, MPI_COMM_WORLD, &st), MPI_ERR_TYPE);
+  EXPECT_CLASS(MPI_Sendrecv_replace(&v, 1, MPI_INT, 0, 0, size, 0, MPI_COMM_WORLD, &st), MPI_ERR_RANK);
+  EXPECT_CLASS(MPI_Probe(size, 0, MPI_COMM_WORLD, &st), MPI_ERR_RANK);
+  EXPECT_CLASS(MPI_Iprobe(0, -5, MPI_COMM_WORLD, &flag, &st), MPI_ERR_TAG);
+  EXPECT_CLASS(MPI_Iprobe(0, 0, MPI_COMM_NULL, &flag, &st), MPI_ERR_COMM);
+
   /* Truncation: 16 ints sent, room for 4; words 4.. must stay untouched. */
   if (size >= 2 && rank < 2) {
     if (rank == 1) {
