@@ -328,6 +328,11 @@ def case_exec_failure(ctx):
         expect(l == "ftmpid: cannot execute '/nonexistent/rte-probe': No such file or directory",
                f"exec error line damaged: {l!r}")
     reason(j, r"\d", r"exited with status 127 before MPI_Finalize")
+    # In an FT mode the job goes on without them, and with no survivor it failed.
+    j = run(ctx, ["-np", "3", "--ft-comm-mode=blank"], program="/nonexistent/rte-probe")
+    expect_code(j, 1)
+    expect(len(re.findall(r"died: exited with status 127 before MPI_Finalize; survivors notified", j.err)) == 3,
+           "every failed start is reported")
 
 
 def selfkill(ctx, np, victim):

@@ -130,6 +130,7 @@ void LocalRanks::spawn_one(LocalRank& r, const Launch& launch) {
       LocalRank& x = ranks_[i];
       x.exited = true;
       listener_.on_exit(x);
+      x.exit_announced = true;
       maybe_finished(x);
     });
     return;
@@ -168,6 +169,7 @@ void LocalRanks::on_pidfd(LocalRank& r) {
   for (int s = 0; s < 2; ++s) read_output(r, s, true);
   drop_stdin(r);
   listener_.on_exit(r);
+  r.exit_announced = true;
   maybe_finished(r);
   if (!r.finished && !r.linger_timer) {
     size_t i = static_cast<size_t>(r.local_index);
@@ -205,7 +207,9 @@ void LocalRanks::close_output(LocalRank& r, int s) {
 }
 
 void LocalRanks::maybe_finished(LocalRank& r) {
-  if (r.finished || !r.exited || r.out_fd[0] >= 0 || r.out_fd[1] >= 0) return;
+  // Draining the pipes of a rank that just died may close them before its
+  // exit was classified: wait for on_exit() in any case.
+  if (r.finished || !r.exit_announced || r.out_fd[0] >= 0 || r.out_fd[1] >= 0) return;
   r.finished = true;
   if (r.linger_timer) loop_.cancel(r.linger_timer);
   r.linger_timer = 0;

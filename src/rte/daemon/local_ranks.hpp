@@ -56,6 +56,7 @@ struct LocalRank {
   std::string in_buf;
   bool in_eof = false;
   uint64_t linger_timer = 0;
+  bool exit_announced = false;  // on_exit() ran: only then may on_finished() follow
 };
 
 class RankListener {
