@@ -380,6 +380,22 @@ def case_sigint_stubborn(ctx):
     expect(took > 0.9, f"ranks were killed after {took:.2f} s, before the grace period ended")
 
 
+def case_sigint_twice(ctx):
+    # A second Ctrl-C does not wait for the grace period.
+    j = Job(ctx, ["-np", "4"], ["stubborn"])
+    j.wait_for_stdout_lines(4)
+    t = time.time()
+    j.p.send_signal(signal.SIGINT)
+    time.sleep(0.1)
+    j.p.send_signal(signal.SIGINT)
+    j.finish(timeout=30)
+    took = time.time() - t
+    expect_code(j, 130)
+    expect(took < 0.8, f"the second SIGINT still waited {took:.2f} s")
+    expect("ftmpirun: killing the job now" in j.err, "no message for the second SIGINT")
+    j.expect_clean()
+
+
 def case_sigterm(ctx):
     signal_job(ctx, signal.SIGTERM, 4, 143)
 
