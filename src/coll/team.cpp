@@ -1,6 +1,8 @@
 #include "coll/team.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 namespace ftmpi::coll {
 
@@ -17,6 +19,13 @@ int Team::index_of(int rank) const {
   if (members_.empty()) return rank >= 0 && rank < size_ ? rank : -1;
   auto it = std::lower_bound(members_.begin(), members_.end(), rank);
   return it != members_.end() && *it == rank ? static_cast<int>(it - members_.begin()) : -1;
+}
+
+void Team::begin_call() const {
+  // One counter per (collective context, epoch); a process has few
+  // communicators, so an ordered map is cheap enough.
+  static std::map<std::pair<uint64_t, uint32_t>, uint32_t> counters;
+  seq_ = counters[{comm_->coll_ctx(), eng_->epoch()}]++;
 }
 
 }  // namespace ftmpi::coll

@@ -10,6 +10,7 @@
 // temporary root, and a Watch lets them abandon a collective when a member
 // dies.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "comm/model/communicator.hpp"
@@ -40,6 +41,15 @@ class Team {
   // The team index of communicator rank `rank`, or -1 when it takes no part.
   int index_of(int rank) const;
 
+  // Numbers this collective call: every member draws the same number,
+  // because members call collectives on a communicator in the same order.
+  // The number goes into every tag of the call (Xfer), so a message left
+  // over by a run that stopped half-way can never match a later call.
+  // Counted per communicator context and job epoch (a recovery starts a
+  // new epoch, and restarted processes count from zero with everyone).
+  void begin_call() const;
+  uint32_t call_seq() const { return seq_; }
+
  private:
   p2p::Engine* eng_;
   comm::Communicator* comm_;
@@ -47,6 +57,7 @@ class Team {
   std::vector<int> members_;  // empty: the identity
   int size_;
   int me_;
+  mutable uint32_t seq_ = 0;
 };
 
 }  // namespace ftmpi::coll

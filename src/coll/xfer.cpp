@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/log.hpp"
+
 namespace ftmpi::coll {
 namespace {
 
@@ -34,27 +36,45 @@ void sweep(p2p::Engine& eng) {
   });
 }
 
+// Request lists of the runs in progress (runs nest: an algorithm may run
+// others), kept with their capacity so a run allocates nothing for them.
+struct ListCache {
+  std::vector<std::unique_ptr<std::vector<Xfer::Posted>>> lists;
+  size_t in_use = 0;
+};
+ListCache& list_cache() {
+  static ListCache c;
+  return c;
+}
+std::vector<Xfer::Posted>& borrow_list() {
+  ListCache& c = list_cache();
+  if (c.in_use == c.lists.size()) c.lists.push_back(std::make_unique<std::vector<Xfer::Posted>>());
+  return *c.lists[c.in_use++];
+}
+
 }  // namespace
 
 Xfer::Xfer(const Team& team, AlgoId algo)
     : team_(team),
       eng_(team.engine()),
       ctx_(team.comm().coll_ctx()),
-      tag_base_(static_cast<int>(algo) << kStepBits) {
+      algo_(algo),
+      posted_(borrow_list()) {
   if (!graveyard().empty()) sweep(eng_);
 }
 
 Xfer::~Xfer() {
   if (!posted_.empty()) abandon();
+  --list_cache().in_use;  // runs end in the reverse order of their start
 }
 
 void Xfer::send(int peer, const void* buf, size_t count, const dtype::TypeRef& type, int step) {
-  int tag = tag_base_ | (step & ((1 << kStepBits) - 1));
+  const int tag = make_tag(team_.call_seq(), algo_, step);
   posted_.push_back({eng_.isend(buf, count, type, team_.comm(), ctx_, team_.rank_of(peer), tag), 0, false});
 }
 
 void Xfer::recv(int peer, void* buf, size_t count, const dtype::TypeRef& type, int step) {
-  int tag = tag_base_ | (step & ((1 << kStepBits) - 1));
+  const int tag = make_tag(team_.call_seq(), algo_, step);
   uint64_t expect = static_cast<uint64_t>(count) * static_cast<uint64_t>(type->size());
   posted_.push_back({eng_.irecv(buf, count, type, team_.comm(), ctx_, team_.rank_of(peer), tag), expect, true});
 }
@@ -99,7 +119,14 @@ void Xfer::abandon() {
   Orphans o;
   for (const Posted& p : posted_) {
     p2p::Request* r = p.req;
-    if (!r->complete && p.is_recv) eng_.cancel_recv(r);
+    FTMPI_LOG(kDebug, "coll", "abandoning %s rank %d tag %#x: %s, protocol state %d",
+              p.is_recv ? "receive from" : "send to", r->peer_rank, r->tag,
+              r->complete ? "complete" : "pending", static_cast<int>(r->proto));
+    if (!r->complete && p.is_recv && eng_.cancel_recv(r) && ok(r->st_err) && r->peer_rank >= 0) {
+      p2p::Request* drain = eng_.irecv(nullptr, 0, byte_type(), team_.comm(), ctx_, r->peer_rank, r->tag);
+      if (!drain->complete) drain->user_freed = true;
+      else eng_.release_request(drain);
+    }
     if (r->complete) {
       eng_.release_request(r);
     } else {

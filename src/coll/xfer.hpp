@@ -14,9 +14,14 @@
 //   algorithm runs to its end, so no peer is left waiting, and result()
 //   reports kTruncate.
 //
-// Tags: tag = (algorithm id << 16) | step, so every round of every algorithm
-// has its own tag (see tags.hpp); matching still relies on per-pair FIFO
+// Tags: call sequence, algorithm id and step (tags.hpp), so every round of
+// every call has its own tag; within one, matching relies on per-pair FIFO
 // order, which the engine guarantees.
+//
+// After a hard error, receives that have not matched yet are replaced by
+// zero-byte "drain" receives with the same source and tag: a live peer that
+// still sends its part finds a receive, so its send completes (and its
+// MPI_Finalize does not wait for it forever), while no data lands anywhere.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -55,19 +60,20 @@ class Xfer {
   // Uninitialised temporary memory that lives as long as this run.
   uint8_t* scratch(size_t bytes);
 
- private:
   struct Posted {
     p2p::Request* req;
     uint64_t expect;  // receive: bytes the algorithm expects
     bool is_recv;
   };
+
+ private:
   void abandon();
 
   const Team& team_;
   p2p::Engine& eng_;
   uint64_t ctx_;
-  int tag_base_;
-  std::vector<Posted> posted_;
+  AlgoId algo_;
+  std::vector<Posted>& posted_;  // borrowed from a per-process cache: no allocation per run
   std::vector<std::unique_ptr<uint8_t[]>> scratch_;
   Err soft_ = Err::kOk;
 };
