@@ -1,12 +1,14 @@
 #include "coll/internal.hpp"
 
 #include <cstring>
+#include <vector>
 
 namespace ftmpi::coll {
 namespace {
 // Tags of the internal collectives, below any algorithm's round numbers.
 constexpr int kTagAllgatherBytes = 1 << 20;
 constexpr int kTagBcastBytes = (1 << 20) + 1;
+constexpr int kTagAllgatherBytesLog = (1 << 20) + 2;
 
 const dtype::TypeRef& byte_type() {
   static const dtype::TypeRef t = dtype::builtin_ref(dtype::Builtin::kByte);
@@ -31,6 +33,29 @@ Err allgather_bytes(p2p::Engine& eng, comm::Communicator& c, const void* mine, s
     };
     if (Err e = eng.wait_all(reqs, 2); !ok(e)) return e;
   }
+  return Err::kOk;
+}
+
+Err allgather_bytes_log(p2p::Engine& eng, comm::Communicator& c, const void* mine, size_t n, void* all) {
+  const int size = c.size(), me = c.rank();
+  uint8_t* out = static_cast<uint8_t*>(all);
+  // Blocks in rotated order: tmp block i is member (me + i) % size's.
+  std::vector<uint8_t> tmp(static_cast<size_t>(size) * n);
+  if (n) std::memcpy(tmp.data(), mine, n);
+  for (int k = 1; k < size; k <<= 1) {
+    // One message per source per call: (me + k) differs for every k < size,
+    // so receives by source match the right round.
+    const size_t blocks = static_cast<size_t>(k < size - k ? k : size - k);
+    p2p::Request* reqs[2] = {
+        eng.irecv(tmp.data() + static_cast<size_t>(k) * n, blocks * n, byte_type(), c, c.coll_ctx(),
+                  (me + k) % size, kTagAllgatherBytesLog),
+        eng.isend(tmp.data(), blocks * n, byte_type(), c, c.coll_ctx(), (me - k + size) % size,
+                  kTagAllgatherBytesLog),
+    };
+    if (Err e = eng.wait_all(reqs, 2); !ok(e)) return e;
+  }
+  for (int i = 0; i < size; ++i)
+    if (n) std::memcpy(out + static_cast<size_t>((me + i) % size) * n, tmp.data() + static_cast<size_t>(i) * n, n);
   return Err::kOk;
 }
 

@@ -15,6 +15,14 @@ namespace ftmpi::coll {
 // order. Ring algorithm: size()-1 steps, each forwarding one block.
 Err allgather_bytes(p2p::Engine& eng, comm::Communicator& c, const void* mine, size_t n, void* all);
 
+// The same result in ceil(log2 size()) rounds (Bruck, Kalns, Kipnis,
+// Upfal, Weathersby 1997): in round k every member sends the blocks it has
+// to (me - 2^k) and receives as many from (me + 2^k). For the small blocks
+// of communicator creation, where latency is everything (and, with more
+// ranks than cores, every hop is a wake-up), this beats the ring's size()-1
+// dependent steps.
+Err allgather_bytes_log(p2p::Engine& eng, comm::Communicator& c, const void* mine, size_t n, void* all);
+
 // Binomial-tree broadcast of `n` bytes from `root`.
 Err bcast_bytes(p2p::Engine& eng, comm::Communicator& c, void* buf, size_t n, int root);
 

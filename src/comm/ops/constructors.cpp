@@ -49,7 +49,7 @@ Err split(p2p::Engine& eng, Communicator& parent, int color, int key, int undefi
   const uint64_t ctx = parent.next_child_context();
   std::vector<ColorKey> all(static_cast<size_t>(parent.size()));
   const ColorKey mine{color, key};
-  if (Err e = coll::allgather_bytes(eng, parent, &mine, sizeof mine, all.data()); !ok(e)) return e;
+  if (Err e = coll::allgather_bytes_log(eng, parent, &mine, sizeof mine, all.data()); !ok(e)) return e;
   const std::vector<int> ranks = split_members(all, parent.rank(), undefined);
   if (ranks.empty()) return Err::kOk;
   std::vector<ProcId> m;

@@ -36,7 +36,7 @@ CommPtr create_from_group(Communicator& parent, const GroupRef& group);
 CommPtr create_from_prefix(Communicator& parent, int n);
 
 // MPI_Comm_split. `undefined` is MPI_UNDEFINED: that color gets no
-// communicator. Costs one allgather of 8 bytes per member.
+// communicator. Costs one allgather of 8 bytes per member (log2 rounds).
 struct ColorKey {
   int32_t color;
   int32_t key;
