@@ -154,6 +154,12 @@ int Engine::poll_fds(int timeout_ms) {
 }
 
 void Engine::block() {
+  // Notices read while the client was blocked (card exchange, fence) sit in
+  // its buffer and will not make the socket readable again: deliver first.
+  if (client_ && client_->has_pending_events()) {
+    client_->poll(*this);
+    return;
+  }
   if (!shm_.prepare_sleep()) return;
   poll_fds(-1);
   shm_.end_sleep();
