@@ -53,6 +53,8 @@ struct Recorder : EventSink {
   int aborted = -1;
   void on_proc_failed(ProcId who, uint64_t seq) override { failures.emplace_back(who, seq); }
   void on_job_abort(int code) override { aborted = code; }
+  std::vector<RecoveryResult> rounds;
+  void on_recovery_done(const RecoveryResult& r) override { rounds.push_back(r); }
 };
 
 bool fd_is_eventfd(int fd) {

@@ -105,13 +105,21 @@ bool Client::queue_notice(const Frame& f) {
   if (f.type == static_cast<uint16_t>(MsgType::kProcFailed)) {
     proto::ProcFailed m;
     if (!proto::parse(f, m)) lost_daemon("malformed PROC_FAILED");
-    pending_.push_back(Pending{Pending::kProcFailed, m.who, m.event_seq, 0});
+    pending_.push_back(Pending{Pending::kProcFailed, m.who, m.event_seq, 0, {}});
     return true;
   }
   if (f.type == static_cast<uint16_t>(MsgType::kJobAbort)) {
     proto::JobAbort m;
     if (!proto::parse(f, m)) lost_daemon("malformed JOB_ABORT");
-    pending_.push_back(Pending{Pending::kJobAbort, ProcId{}, 0, m.exit_code});
+    pending_.push_back(Pending{Pending::kJobAbort, ProcId{}, 0, m.exit_code, {}});
+    return true;
+  }
+  if (f.type == static_cast<uint16_t>(MsgType::kRecoverDone)) {
+    proto::RecoverDone m;
+    if (!proto::parse(f, m) || m.result.cards.size() != static_cast<size_t>(world_size_))
+      lost_daemon("malformed RECOVER_DONE");
+    if (!recovery_outstanding_) FTMPI_LOG(kWarn, "rte", "RECOVER_DONE without a request");
+    pending_.push_back(Pending{Pending::kRecoveryDone, ProcId{}, 0, 0, std::move(m.result)});
     return true;
   }
   return false;
@@ -139,6 +147,7 @@ Err Client::init(BootInfo& out) {
     singleton_ = true;
     Err e = singleton_boot(out);
     self_ = out.self;
+    modes_ = out.modes;
     return e;
   }
   char* end = nullptr;
@@ -194,6 +203,9 @@ Err Client::init(BootInfo& out) {
   self_ = out.self;
   host_ = out.host;
   world_size_ = out.world_size;
+  modes_ = out.modes;
+  restarted_ = out.restarted;
+  epoch_ = out.epoch;
   return Err::kOk;
 }
 
@@ -203,13 +215,30 @@ Err Client::exchange_cards(const Card& mine, std::vector<Card>& all) {
   card.id = self_;
   card.host = host_;
   card.pid = static_cast<int32_t>(getpid());
+  my_card_ = card;
   if (singleton_) {
     all.assign(1, card);
+    exchanged_ = true;
     return Err::kOk;
   }
-  if (fd_ < 0) return Err::kIntern;
+  if (fd_ < 0 || exchanged_) return Err::kIntern;
   send_frame(proto::make_frame(proto::CardMsg{card}));
   Frame f;
+  if (restarted_) {
+    // A respawned process joins the job through the recovery round that
+    // includes it; the daemon answers its CARD with that round's result.
+    wait_for(MsgType::kRecoverDone, f);
+    proto::RecoverDone done;
+    if (!proto::parse(f, done) || done.result.cards.size() != static_cast<size_t>(world_size_))
+      lost_daemon("malformed RECOVER_DONE");
+    if (!(done.result.cards[static_cast<size_t>(self_.slot)].id == self_))
+      lost_daemon("RECOVER_DONE does not list this process");
+    restart_result_ = std::move(done.result);
+    epoch_ = restart_result_.epoch;
+    all = restart_result_.cards;
+    exchanged_ = true;
+    return Err::kOk;
+  }
   wait_for(MsgType::kCardTable, f);
   proto::CardTable table;
   if (!proto::parse(f, table)) lost_daemon("malformed CARD_TABLE");
@@ -217,6 +246,29 @@ Err Client::exchange_cards(const Card& mine, std::vector<Card>& all) {
   for (size_t i = 0; i < table.cards.size(); ++i)
     if (table.cards[i].id.slot != static_cast<int32_t>(i)) lost_daemon("CARD_TABLE out of slot order");
   all = std::move(table.cards);
+  exchanged_ = true;
+  return Err::kOk;
+}
+
+Err Client::request_recovery(uint64_t known_event_seq) {
+  bool recovers = modes_.comm != CommMode::kAbort && modes_.recovery != RecoveryMode::kIgnore;
+  if (!recovers) {
+    FTMPI_LOG(kWarn, "rte", "recovery requested in comm mode %s, recovery mode %s: no rounds there",
+              mode_name(modes_.comm), mode_name(modes_.recovery));
+    return Err::kArg;
+  }
+  if (!exchanged_) return Err::kIntern;
+  if (recovery_outstanding_) return Err::kOk;
+  recovery_outstanding_ = true;
+  if (singleton_) {
+    // A job of one has nobody to wait for and nothing can have failed.
+    Pending p{Pending::kRecoveryDone, ProcId{}, 0, 0, {}};
+    p.recovery.epoch = epoch_ + 1;
+    p.recovery.cards = {my_card_};
+    pending_.push_back(std::move(p));
+    return Err::kOk;
+  }
+  send_frame(proto::make_frame(proto::RecoverReq{known_event_seq}));
   return Err::kOk;
 }
 
@@ -235,10 +287,16 @@ void Client::poll(EventSink& sink) {
   std::deque<Pending> ready;
   ready.swap(pending_);
   for (const Pending& p : ready) {
-    if (p.kind == Pending::kProcFailed)
-      sink.on_proc_failed(p.who, p.seq);
-    else
-      sink.on_job_abort(p.exit_code);
+    switch (p.kind) {
+      case Pending::kProcFailed: sink.on_proc_failed(p.who, p.seq); break;
+      case Pending::kJobAbort: sink.on_job_abort(p.exit_code); break;
+      case Pending::kRecoveryDone:
+        // Cleared before the call: the sink may ask for the next round at once.
+        recovery_outstanding_ = false;
+        epoch_ = p.recovery.epoch;
+        sink.on_recovery_done(p.recovery);
+        break;
+    }
   }
 }
 

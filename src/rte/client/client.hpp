@@ -1,8 +1,8 @@
 // Library side of the control protocol: the one channel between a rank and its
 // daemon (an inherited socketpair, FTMPI_CTRL_FD). Through it a rank boots
 // (learns who it is and gets the host's shared-memory segment and doorbells),
-// exchanges contact cards with every other rank, hears about failures, and
-// fences at MPI_Finalize. The p2p progress engine puts fd() in its epoll set and
+// exchanges contact cards with every other rank, hears about failures, takes
+// part in recovery rounds (spec/ft-semantics.md §5), and fences at MPI_Finalize. The p2p progress engine puts fd() in its epoll set and
 // calls poll() when it is readable, so notices arrive while a rank sleeps.
 #pragma once
 #include <cstdint>
@@ -16,13 +16,15 @@
 #include "rte/proto/card.hpp"
 #include "rte/proto/frame.hpp"
 #include "rte/proto/modes.hpp"
+#include "rte/proto/recovery.hpp"
 
 namespace ftmpi::rte {
 
 // CommMode, MsgMode, CollMode, RecoveryMode and Modes (FT modes chosen at
-// launch, DESIGN §7) are defined in rte/proto/modes.hpp, and Card (how to reach
-// one process) in rte/proto/card.hpp: the daemons carry both without linking
-// this client. They are in this namespace, so users of this header see them
+// launch, DESIGN §7) are defined in rte/proto/modes.hpp, Card (how to reach
+// one process) in rte/proto/card.hpp, and RecoveryResult (what a completed
+// recovery round says) in rte/proto/recovery.hpp: the daemons carry them
+// without linking this client. They are in this namespace, so users of this header see them
 // unchanged.
 
 struct BootInfo {
@@ -51,6 +53,9 @@ class EventSink {
   virtual void on_proc_failed(ProcId who, uint64_t event_seq) = 0;
   // The launcher or another rank ended the job (MPI_Abort elsewhere, SIGINT).
   virtual void on_job_abort(int exit_code) = 0;
+  // The recovery round this process asked for is complete (spec §5 step 3).
+  // Every PROC_FAILED with event_seq <= r.last_event_seq was delivered before.
+  virtual void on_recovery_done(const RecoveryResult& r) = 0;
 };
 
 class Client {
@@ -64,6 +69,9 @@ class Client {
   Err init(BootInfo& out);
   int fd() const { return fd_; }
   // Collective over the job: send my card, get everybody's (indexed by slot).
+  // A respawned process (BootInfo::restarted) returns when the recovery round
+  // that includes it completes: `all` is that round's card table, and
+  // restart_result() holds the round's result.
   Err exchange_cards(const Card& mine, std::vector<Card>& all);
   // Drains whatever the daemon sent; never blocks.
   void poll(EventSink& sink);
@@ -73,21 +81,34 @@ class Client {
   [[noreturn]] void abort(int code, const std::string& msg);
   // A transport error with this process (the runtime decides if it is dead).
   void report_suspect(ProcId who);
+  // Asks for a recovery round (spec §5 step 1); never blocks. The answer
+  // arrives through poll() as EventSink::on_recovery_done. Only after
+  // exchange_cards() and in comm mode rebuild/blank/shrink with recovery mode
+  // manual/auto (else Err::kArg). Asking again while a request is outstanding
+  // changes nothing (one answer comes). A singleton completes its round at
+  // once (epoch + 1, no failures), delivered by the next poll().
+  Err request_recovery(uint64_t known_event_seq);
+  // True between request_recovery() and the delivery of its answer.
+  bool recovery_requested() const { return recovery_outstanding_; }
+  // For a respawned process: the result of the round that included it
+  // (empty cards before exchange_cards() returned, and for other processes).
+  const RecoveryResult& restart_result() const { return restart_result_; }
   // Notices that arrived while exchange_cards()/finalize() blocked and that
   // poll() has not delivered yet (fd() need not be readable for them).
   bool has_pending_events() const { return !pending_.empty(); }
 
  private:
   struct Pending {
-    enum Kind { kProcFailed, kJobAbort } kind;
+    enum Kind { kProcFailed, kJobAbort, kRecoveryDone } kind;
     ProcId who;
     uint64_t seq = 0;
     int exit_code = 0;
+    RecoveryResult recovery;  // kRecoveryDone only
   };
   void send_frame(const std::vector<uint8_t>& frame);
   // Reads what the socket holds; exits the process if the daemon is gone.
   void read_socket();
-  // Keeps failure and abort notices for poll(); true if `f` was one.
+  // Keeps failure, abort and recovery notices for poll(); true if `f` was one.
   bool queue_notice(const proto::Frame& f);
   // Blocks until a frame of `type` arrives, queueing notices meanwhile.
   void wait_for(proto::MsgType type, proto::Frame& out);
@@ -98,6 +119,13 @@ class Client {
   ProcId self_;
   int32_t host_ = 0;
   int32_t world_size_ = 1;
+  Modes modes_;
+  bool restarted_ = false;
+  bool exchanged_ = false;            // exchange_cards() completed
+  bool recovery_outstanding_ = false;
+  uint32_t epoch_ = 0;                // last epoch installed (BOOT, then each round)
+  Card my_card_;                      // what a singleton's rounds report
+  RecoveryResult restart_result_;
   proto::FrameReader reader_;
   std::deque<Pending> pending_;
 };

@@ -95,4 +95,23 @@ bool get_procs(Decoder& d, std::vector<ProcId>& v) {
   return d.ok();
 }
 
+void put_recovery(Encoder& e, const RecoveryResult& r) {
+  e.u32(r.epoch);
+  put_cards(e, r.cards);
+  put_procs(e, r.failed);
+  e.u64(r.last_event_seq);
+}
+
+bool get_recovery(Decoder& d, RecoveryResult& r) {
+  r.epoch = d.u32();
+  if (!get_cards(d, r.cards) || !get_procs(d, r.failed)) return false;
+  r.last_event_seq = d.u64();
+  if (!d.ok() || r.cards.empty()) return false;
+  for (size_t i = 0; i < r.cards.size(); ++i)
+    if (r.cards[i].id.slot != static_cast<int32_t>(i)) return false;
+  for (const ProcId& p : r.failed)
+    if (p.slot < 0 || static_cast<size_t>(p.slot) >= r.cards.size()) return false;
+  return true;
+}
+
 }  // namespace ftmpi::rte::proto

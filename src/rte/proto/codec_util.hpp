@@ -7,6 +7,7 @@
 #include "base/codec.hpp"
 #include "base/proc_id.hpp"
 #include "rte/proto/card.hpp"
+#include "rte/proto/recovery.hpp"
 
 namespace ftmpi::rte::proto {
 
@@ -25,6 +26,10 @@ void put_strs(Encoder& e, const std::vector<std::string>& v);
 bool get_strs(Decoder& d, std::vector<std::string>& v);
 void put_procs(Encoder& e, const std::vector<ProcId>& v);
 bool get_procs(Decoder& d, std::vector<ProcId>& v);
+// RecoveryResult: u32 epoch, list<Card> cards, list<ProcId> failed, u64 last_event_seq.
+// Decoding checks that the cards are indexed by slot.
+void put_recovery(Encoder& e, const RecoveryResult& r);
+bool get_recovery(Decoder& d, RecoveryResult& r);
 
 // Reads a u32 element count that must be coverable by the rest of the input
 // (each element at least `min_elem` bytes), so a forged count cannot make us

@@ -34,6 +34,15 @@ struct CardListMsg {  // CARD_TABLE, CARDS_UP, CARD_TABLE_DOWN
 };
 
 template <MsgType T>
+struct RecoveryMsg {  // RECOVER_DONE, RECOVER_DONE_DOWN
+  static constexpr MsgType kType = T;
+  RecoveryResult result;
+  void encode(Encoder& e) const { put_recovery(e, result); }
+  bool decode(Decoder& d) { return get_recovery(d, result); }
+  friend bool operator==(const RecoveryMsg&, const RecoveryMsg&) = default;
+};
+
+template <MsgType T>
 struct ProcMsg {  // SUSPECT, CHECK_PROC
   static constexpr MsgType kType = T;
   ProcId who;

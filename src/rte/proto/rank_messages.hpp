@@ -1,7 +1,8 @@
 // Messages between a rank (rte::Client) and its daemon over the inherited
-// socketpair. Order of a rank's life: HELLO -> BOOT, CARD -> CARD_TABLE,
-// FENCE -> FENCE_DONE; PROC_FAILED and JOB_ABORT may arrive at any time after
-// BOOT; ABORT and SUSPECT may be sent at any time after BOOT.
+// socketpair. Order of a rank's life: HELLO -> BOOT, CARD -> CARD_TABLE (a
+// respawned process: CARD -> RECOVER_DONE), then any number of RECOVER_REQ ->
+// RECOVER_DONE, FENCE -> FENCE_DONE; PROC_FAILED and JOB_ABORT may arrive at
+// any time after BOOT; ABORT and SUSPECT may be sent at any time after BOOT.
 #pragma once
 #include <string>
 #include <vector>
@@ -44,6 +45,18 @@ struct AbortRequest {
 
 using Suspect = ProcMsg<MsgType::kSuspect>;
 
+// Asks for a recovery round (spec/ft-semantics.md §5 step 1).
+struct RecoverReq {
+  static constexpr MsgType kType = MsgType::kRecoverReq;
+  uint64_t known_event_seq = 0;  // highest failure event the process has seen
+  void encode(Encoder& e) const { e.u64(known_event_seq); }
+  bool decode(Decoder& d) {
+    known_event_seq = d.u64();
+    return d.ok();
+  }
+  friend bool operator==(const RecoverReq&, const RecoverReq&) = default;
+};
+
 // Everything a rank learns at start-up. The fd numbers are valid in the rank
 // because it inherited them from the daemon at the same numbers.
 struct Boot {
@@ -83,5 +96,8 @@ struct ProcFailed {
 };
 
 using JobAbort = ExitCodeMsg<MsgType::kJobAbort>;
+
+// The round this process asked for (or, respawned, joined with its CARD) is complete.
+using RecoverDone = RecoveryMsg<MsgType::kRecoverDone>;
 
 }  // namespace ftmpi::rte::proto

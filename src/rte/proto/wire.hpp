@@ -11,12 +11,14 @@
 // Version history (kProtocolVersion, carried in the three HELLO messages):
 //   1  first version: boot, card exchange, fence, abort, failure notices (abort
 //      and notify-only FT modes), I/O forwarding, termination.
+//   2  recovery rounds (RECOVER_REQ/RECOVER_DONE), respawn, fault injection,
+//      timeline traces; PROC_EXIT/RANK_EXIT say whether the process started.
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 1;
+inline constexpr uint16_t kProtocolVersion = 2;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece
@@ -28,12 +30,14 @@ enum class MsgType : uint16_t {
   kFenceEnter = 0x0103,
   kAbortRequest = 0x0104,
   kSuspect = 0x0105,
+  kRecoverReq = 0x0106,
   // daemon -> rank
   kBoot = 0x0181,
   kCardTable = 0x0182,
   kFenceDone = 0x0183,
   kProcFailed = 0x0184,
   kJobAbort = 0x0185,
+  kRecoverDone = 0x0186,
   // daemon -> launcher (TCP); the last two only from the leader daemon
   kDaemonHello = 0x0201,
   kIo = 0x0202,
@@ -41,14 +45,24 @@ enum class MsgType : uint16_t {
   kRankExit = 0x0204,
   kStdinCredit = 0x0205,
   kDaemonDone = 0x0206,
+  kRankStart = 0x0207,
+  kTrace = 0x0208,
+  kInjectResult = 0x0209,
   kFailureReport = 0x0210,
   kAbortReport = 0x0211,
+  kInitReport = 0x0212,
+  kRecoveryReport = 0x0213,
+  kJobFailedReport = 0x0214,
   // launcher -> daemon
   kJobStart = 0x0281,
   kStdin = 0x0282,
   kStdinEof = 0x0283,
   kTerminate = 0x0284,
   kShutdown = 0x0285,
+  kInjectKill = 0x0286,
+  // control client (ftmpirun --kill) <-> launcher (TCP)
+  kKillRequest = 0x0290,
+  kKillReply = 0x0291,
   // daemon -> leader daemon (TCP, or a direct call inside the leader)
   kPeerHello = 0x0301,
   kCardsUp = 0x0302,
@@ -56,12 +70,15 @@ enum class MsgType : uint16_t {
   kProcExit = 0x0304,
   kAbortUp = 0x0305,
   kSuspectUp = 0x0306,
+  kRecoverUp = 0x0307,
   // leader daemon -> every daemon
   kCardTableDown = 0x0381,
   kFenceDown = 0x0382,
   kEventDown = 0x0383,
   kEndJob = 0x0384,
   kCheckProc = 0x0385,
+  kRespawn = 0x0386,
+  kRecoverDoneDown = 0x0387,
 };
 
 const char* msg_name(uint16_t type);

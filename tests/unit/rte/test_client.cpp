@@ -26,6 +26,8 @@ struct Recorder : EventSink {
   int aborted = -1;
   void on_proc_failed(ProcId who, uint64_t seq) override { failed.emplace_back(who, seq); }
   void on_job_abort(int code) override { aborted = code; }
+  std::vector<RecoveryResult> rounds;
+  void on_recovery_done(const RecoveryResult& r) override { rounds.push_back(r); }
 };
 
 // Runs `rank` in a child with a control channel; returns the daemon side.
@@ -107,6 +109,30 @@ struct RankProcess {
 };
 
 #define EXPECT_MSG(rp, Type) (rp).expect<proto::Type>(__LINE__)
+
+proto::CardTable table_of(int n, int dead_slot, uint32_t incarnation = 0) {
+  proto::CardTable t;
+  for (int s = 0; s < n; ++s) {
+    Card c;
+    c.id = ProcId{s, incarnation};
+    c.host = s == dead_slot ? -1 : 0;
+    c.pid = 100 + s;
+    t.cards.push_back(c);
+  }
+  return t;
+}
+
+// Polls until `done` or about 5 s passed.
+template <typename Done>
+void poll_until(Client& c, Recorder& r, Done done) {
+  for (int i = 0; i < 500 && !done(); ++i) {
+    if (!c.has_pending_events()) {
+      pollfd p{c.fd(), POLLIN, 0};
+      ::poll(&p, 1, 10);
+    }
+    c.poll(r);
+  }
+}
 
 TEST(RteClient, SingletonWithoutControlChannel) {
   unsetenv("FTMPI_CTRL_FD");
@@ -271,6 +297,149 @@ TEST(RteClient, AbortReachesTheDaemonAndEndsWithTheCode) {
   EXPECT_EQ(a.message, "giving up");
   rp.send(proto::JobAbort{7});
   EXPECT_EQ(rp.wait_status(), 7);
+}
+
+}  // namespace
+}  // namespace ftmpi::rte
+
+namespace ftmpi::rte {
+namespace {
+
+TEST(RteClient, RecoveryRoundNoticesComeFirstThenTheResult) {
+  RankProcess rp([] {
+    Client c;
+    BootInfo b;
+    if (c.init(b) != Err::kOk) return 10;
+    if (c.request_recovery(0) != Err::kIntern) return 11;  // not before the card exchange
+    std::vector<Card> all;
+    if (c.exchange_cards(Card{}, all) != Err::kOk) return 12;
+    Recorder r;
+    poll_until(c, r, [&] { return r.failed.size() == 1; });
+    if (r.failed.size() != 1) return 13;
+    if (c.request_recovery(1) != Err::kOk || !c.recovery_requested()) return 14;
+    if (c.request_recovery(1) != Err::kOk) return 15;  // outstanding: nothing more is sent
+    poll_until(c, r, [&] { return !r.rounds.empty(); });
+    if (r.rounds.size() != 1 || r.failed.size() != 2 || c.recovery_requested()) return 16;
+    const RecoveryResult& x = r.rounds[0];
+    if (x.epoch != 4 || x.last_event_seq != 2 || x.failed != std::vector<ProcId>{{2, 0}, {0, 0}} ||
+        x.cards.size() != 3 || x.cards[0].host != -1 || x.cards[2].id != (ProcId{2, 1}))
+      return 17;
+    if (!c.restart_result().cards.empty()) return 18;  // only for respawned processes
+    if (c.request_recovery(2) != Err::kOk) return 19;  // the next round
+    poll_until(c, r, [&] { return r.rounds.size() == 2; });
+    if (r.rounds.size() != 2 || r.rounds[1].epoch != 5 || !r.rounds[1].failed.empty()) return 20;
+    return c.finalize() == Err::kOk ? 0 : 21;
+  });
+  EXPECT_MSG(rp, RankHello);
+  rp.send(rp.boot());
+  EXPECT_MSG(rp, CardMsg);
+  rp.send(table_of(3, -1));
+  rp.send(proto::ProcFailed{ProcId{2, 0}, 1});
+  auto req = EXPECT_MSG(rp, RecoverReq);
+  EXPECT_EQ(req.known_event_seq, 1u);
+  // A failure during the round reaches the process before the round's end.
+  rp.send(proto::ProcFailed{ProcId{0, 0}, 2});
+  proto::RecoverDone done;
+  done.result.epoch = 4;
+  done.result.cards = table_of(3, 0).cards;
+  done.result.cards[2].id = ProcId{2, 1};  // respawned
+  done.result.failed = {ProcId{2, 0}, ProcId{0, 0}};
+  done.result.last_event_seq = 2;
+  rp.send(done);
+  auto req2 = EXPECT_MSG(rp, RecoverReq);  // not a duplicate of the first
+  EXPECT_EQ(req2.known_event_seq, 2u);
+  done.result.epoch = 5;
+  done.result.failed.clear();
+  rp.send(done);
+  EXPECT_MSG(rp, FenceEnter);
+  rp.send(proto::FenceDone{});
+  EXPECT_EQ(rp.wait_status(), 0);
+}
+
+TEST(RteClient, RespawnedProcessJoinsThroughItsRound) {
+  RankProcess rp([] {
+    Client c;
+    BootInfo b;
+    if (c.init(b) != Err::kOk || !b.restarted || b.self != (ProcId{1, 2})) return 10;
+    std::vector<Card> all;
+    if (c.exchange_cards(Card{}, all) != Err::kOk) return 11;
+    const RecoveryResult& x = c.restart_result();
+    if (x.epoch != 7 || x.failed != std::vector<ProcId>{{1, 1}} || x.last_event_seq != 9) return 12;
+    if (all != x.cards || all.size() != 3 || all[1].id != (ProcId{1, 2})) return 13;
+    Recorder r;
+    c.poll(r);
+    if (!r.rounds.empty() || !r.failed.empty()) return 14;  // the round is not delivered twice
+    return c.finalize() == Err::kOk ? 0 : 15;
+  });
+  EXPECT_MSG(rp, RankHello);
+  proto::Boot b = rp.boot();
+  b.self = ProcId{1, 2};
+  b.restarted = true;
+  b.modes.comm = CommMode::kRebuild;
+  rp.send(b);
+  auto card = EXPECT_MSG(rp, CardMsg);
+  EXPECT_EQ(card.card.id, (ProcId{1, 2}));
+  proto::RecoverDone done;
+  done.result.epoch = 7;
+  done.result.cards = table_of(3, -1).cards;
+  done.result.cards[1].id = ProcId{1, 2};
+  done.result.failed = {ProcId{1, 1}};
+  done.result.last_event_seq = 9;
+  rp.send(done);
+  EXPECT_MSG(rp, FenceEnter);
+  rp.send(proto::FenceDone{});
+  EXPECT_EQ(rp.wait_status(), 0);
+}
+
+TEST(RteClient, NoRoundsInAbortOrIgnoreMode) {
+  for (auto [comm, rec] : {std::pair{CommMode::kAbort, RecoveryMode::kManual},
+                           std::pair{CommMode::kShrink, RecoveryMode::kIgnore}}) {
+    RankProcess rp([comm = comm, rec = rec] {
+      Client c;
+      BootInfo b;
+      if (c.init(b) != Err::kOk || b.modes.comm != comm || b.modes.recovery != rec) return 10;
+      std::vector<Card> all;
+      if (c.exchange_cards(Card{}, all) != Err::kOk) return 11;
+      if (c.request_recovery(0) != Err::kArg || c.recovery_requested()) return 12;
+      return c.finalize() == Err::kOk ? 0 : 13;
+    });
+    EXPECT_MSG(rp, RankHello);
+    proto::Boot b = rp.boot();
+    b.modes.comm = comm;
+    b.modes.recovery = rec;
+    rp.send(b);
+    EXPECT_MSG(rp, CardMsg);
+    rp.send(table_of(3, -1));
+    EXPECT_MSG(rp, FenceEnter);  // and no RECOVER_REQ before it
+    rp.send(proto::FenceDone{});
+    EXPECT_EQ(rp.wait_status(), 0);
+  }
+}
+
+TEST(RteClient, SingletonRoundCompletesAtOnce) {
+  unsetenv("FTMPI_CTRL_FD");
+  setenv("FTMPI_COMM_MODE", "rebuild", 1);
+  Client c;
+  BootInfo b;
+  ASSERT_EQ(c.init(b), Err::kOk);
+  unsetenv("FTMPI_COMM_MODE");
+  std::vector<Card> all;
+  Card mine;
+  mine.tcp_port = 5;
+  ASSERT_EQ(c.exchange_cards(mine, all), Err::kOk);
+  ASSERT_EQ(c.request_recovery(0), Err::kOk);
+  EXPECT_TRUE(c.has_pending_events());
+  Recorder r;
+  c.poll(r);
+  ASSERT_EQ(r.rounds.size(), 1u);
+  EXPECT_EQ(r.rounds[0].epoch, 1u);
+  ASSERT_EQ(r.rounds[0].cards.size(), 1u);
+  EXPECT_EQ(r.rounds[0].cards[0].tcp_port, 5);
+  EXPECT_TRUE(r.rounds[0].failed.empty());
+  ASSERT_EQ(c.request_recovery(0), Err::kOk);
+  c.poll(r);
+  ASSERT_EQ(r.rounds.size(), 2u);
+  EXPECT_EQ(r.rounds[1].epoch, 2u);
 }
 
 }  // namespace
