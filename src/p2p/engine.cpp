@@ -271,6 +271,10 @@ void Engine::on_proc_failed(ProcId who, uint64_t event_seq) {
   if (listener_) listener_->on_proc_failed(who, event_seq);
 }
 
+void Engine::on_recovery_done(const rte::RecoveryResult& r) {
+  if (listener_) listener_->on_recovery_done(r);
+}
+
 void Engine::on_job_abort(int exit_code) {
   if (listener_) listener_->on_job_abort(exit_code);
   _exit(exit_code);

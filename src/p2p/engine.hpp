@@ -32,6 +32,7 @@ class FailureListener {
   virtual ~FailureListener() = default;
   virtual void on_proc_failed(ProcId who, uint64_t event_seq) = 0;
   virtual void on_job_abort(int exit_code) = 0;
+  virtual void on_recovery_done(const rte::RecoveryResult& r) = 0;
 };
 
 // What a probe found.
@@ -39,6 +40,7 @@ struct ProbeResult {
   int source = 0;
   int tag = 0;
   uint64_t bytes = 0;
+  Err err = Err::kOk;  // kOther: the named source has failed and nothing of it is queued
 };
 
 class Engine final : public transport::Sink, public rte::EventSink {
@@ -117,6 +119,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   // rte::EventSink
   void on_proc_failed(ProcId who, uint64_t event_seq) override;
   void on_job_abort(int exit_code) override;
+  void on_recovery_done(const rte::RecoveryResult& r) override;
 
  private:
   enum class Via : uint8_t { kNone, kSelf, kShm, kTcp };
