@@ -38,6 +38,15 @@ class Communicator {
   uint64_t next_child_context(uint64_t salt = 0) { return derive_context(ctx_, counter_++, salt); }
   uint32_t creation_counter() const { return counter_; }
 
+  // FT-MPI recovery (spec/ft-semantics.md §4.3): MPI_COMM_WORLD keeps its
+  // object and context id but gets the new membership, and its creation
+  // counter restarts so the same creation sequence yields the same ids.
+  void reset_membership(GroupRef group, int my_rank) {
+    group_ = std::move(group);
+    rank_ = my_rank;
+    counter_ = 0;
+  }
+
   std::unique_ptr<CommExt> ext;
   std::string name;
   // Cached attributes (MPI_Attr_*), in the order they were set.
