@@ -13,7 +13,7 @@ void probe_status(MPI_Status* status, const p2p::ProbeResult& pr) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = pr.source;
   status->MPI_TAG = pr.tag;
-  status->MPI_ERROR = MPI_SUCCESS;
+  status->MPI_ERROR = static_cast<int>(pr.err);
   status->ftmpi_count = static_cast<long long>(pr.bytes);
   status->ftmpi_cancelled = 0;
 }
@@ -50,7 +50,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm ch, int* flag, MPI_Status* status)
   p2p::ProbeResult pr;
   *flag = rt()->engine.iprobe(*c, c->ctx(), source, tag, &pr);
   if (*flag) probe_status(status, pr);
-  return MPI_SUCCESS;
+  return call.ret(c, pr.err);
 }
 FTMPI_WEAK_ALIAS(MPI_Iprobe, PMPI_Iprobe)
 
@@ -64,7 +64,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm ch, MPI_Status* status) {
   p2p::Engine& eng = rt()->engine;
   eng.wait_until([&] { return eng.iprobe(*c, c->ctx(), source, tag, &pr); });
   probe_status(status, pr);
-  return MPI_SUCCESS;
+  return call.ret(c, pr.err);
 }
 FTMPI_WEAK_ALIAS(MPI_Probe, PMPI_Probe)
 

@@ -263,7 +263,17 @@ bool Engine::iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, Pr
     slot = id.slot;
   }
   Unexpected* u = match_.find_unexpected(match_.queues(ctx), slot, tag, false);
+  if (!u && slot != kAnySlot && !peer(slot).alive) {
+    // Nothing will ever come from a failed process: a blocking probe must
+    // not wait for it (FT-MPI: no call hangs on a dead peer).
+    out->source = source;
+    out->tag = tag;
+    out->bytes = 0;
+    out->err = Err::kOther;
+    return true;
+  }
   if (!u) return false;
+  out->err = Err::kOk;
   out->source = c.peer_group().rank_of_slot(u->hdr.src_slot);
   out->tag = u->hdr.tag;
   out->bytes = u->hdr.len;

@@ -3,9 +3,8 @@
  * (which rank 1 only sends later) returns MPI_ERR_IN_STATUS at once, with
  * the failed request's error (MPI_ERR_OTHER, freed) and MPI_ERR_PENDING for
  * the other, which stays active and completes later. Testall does the same
- * with flag false. */
+ * with flag false. Probes of the dead rank report its failure. */
 #include <signal.h>
-#include <unistd.h>
 
 #include "check.h"
 
@@ -23,10 +22,15 @@ int main(int argc, char** argv) {
   CHECK(size == 3, "needs 3 ranks");
   CHECK_MPI(MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  /* Rank 2 dies only once the others are past the barrier: its synchronous
+   * sends complete when they have been received, and everything it sent
+   * before (barrier messages it may not have pushed out yet) precedes them. */
   if (rank == 2) {
-    usleep(100000);
+    CHECK_MPI(MPI_Ssend(&go, 1, MPI_INT, 0, 9, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Ssend(&go, 1, MPI_INT, 1, 9, MPI_COMM_WORLD));
     raise(SIGKILL);
   }
+  CHECK_MPI(MPI_Recv(&a, 1, MPI_INT, 2, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
   if (rank == 0) {
     for (int round = 0; round < 2; ++round) {
       MPI_Request req[3];
@@ -51,6 +55,11 @@ int main(int argc, char** argv) {
       CHECK_MPI(MPI_Wait(&req[1], &st[1]));
       CHECK(b == 100 + round, "round %d: late message %d", round, b);
     }
+    /* Probes of the dead rank end with its failure instead of waiting. */
+    MPI_Status st;
+    int flag = 0;
+    CHECK(cls(MPI_Probe(2, MPI_ANY_TAG, MPI_COMM_WORLD, &st)) == MPI_ERR_OTHER, "probe of a dead rank");
+    CHECK(cls(MPI_Iprobe(2, 5, MPI_COMM_WORLD, &flag, &st)) == MPI_ERR_OTHER && flag, "iprobe of a dead rank");
     printf("pending: ok\n");
     fflush(stdout);
   } else if (rank == 1) {
