@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <ctime>
 
 #include "base/clock.hpp"
 #include "base/log.hpp"
@@ -96,6 +97,12 @@ void EventLoop::run_once(int max_wait_ms) {
     batch.swap(deferred_);
     for (auto& cb : batch) cb();
   }
+}
+
+uint64_t wall_clock_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 int make_signal_fd(std::initializer_list<int> signals) {

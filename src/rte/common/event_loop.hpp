@@ -52,6 +52,9 @@ class EventLoop {
   std::vector<Callback> deferred_;
 };
 
+// CLOCK_REALTIME in nanoseconds: timeline stamps that compare across hosts.
+uint64_t wall_clock_ns();
+
 // Blocks `signals` for the process and returns a non-blocking signalfd that
 // reports them. Children must call reset_signals_in_child() before exec.
 int make_signal_fd(std::initializer_list<int> signals);

@@ -4,6 +4,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "base/clock.hpp"
 #include "base/log.hpp"
 #include "rte/common/process.hpp"
 #include "rte/proto/rank_messages.hpp"
@@ -114,19 +115,24 @@ void Daemon::send_boot(LocalRank& r) {
   b.secret = secret_;
   b.tcp_bind_addr = me.addr;
   b.epoch = state_.epoch();
-  b.restarted = false;
+  b.restarted = r.id.incarnation > 0;
   b.modes = state_.modes();
   r.ctrl->send(b);
 }
 
-void Daemon::notify_failures(LocalRank& r) {
-  if (!r.booted || !r.running() || !r.ctrl) return;
+int Daemon::notify_failures(LocalRank& r) {
+  // A respawned process hears of the failures its round covers through the
+  // round's result, and of later ones after it (on_recover_done).
+  if (!r.booted || !r.running() || !r.ctrl || r.restart_pending()) return 0;
+  int sent = 0;
   for (const proto::ProcFailure& f : state_.events()) {
     if (f.seq <= r.notified_upto) continue;
     r.notified_upto = f.seq;
     if (f.who == r.id) continue;
     r.ctrl->send(proto::ProcFailed{f.who, f.seq});
+    ++sent;
   }
+  return sent;
 }
 
 void Daemon::on_control(LocalRank& r, const proto::Frame& f) {
@@ -155,7 +161,22 @@ void Daemon::on_control(LocalRank& r, const proto::Frame& f) {
       r.card.host = args_.host;
       r.card.pid = r.hello_pid;  // the MPI process itself: p2p reads its memory
       r.carded = true;
-      check_local_cards();
+      if (r.restart_pending()) {
+        // A respawn joins through the next round: its card goes up alone, now.
+        to_leader(proto::make_frame(proto::CardsUp{{r.card}}));
+        check_local_recover();
+      } else {
+        check_local_cards();
+      }
+      return;
+    }
+    case MsgType::kRecoverReq: {
+      proto::RecoverReq m;
+      if (!proto::parse(f, m) || !r.carded || r.restart_pending() || !state_.recovers()) return bad("unexpected");
+      if (r.recover_asked) return;  // already counted for the coming round
+      r.recover_asked = true;
+      r.recover_sent_up = false;
+      check_local_recover();
       return;
     }
     case MsgType::kFenceEnter: {
@@ -163,6 +184,7 @@ void Daemon::on_control(LocalRank& r, const proto::Frame& f) {
       if (!proto::parse(f, m) || !r.booted || r.fence_entered) return bad("unexpected");
       r.fence_entered = true;
       check_local_fence();
+      check_local_recover();  // a rank in its fence is not waited for
       return;
     }
     case MsgType::kAbortRequest: {
@@ -195,15 +217,22 @@ void Daemon::check_local_cards() {
 }
 
 void Daemon::check_local_fence() {
-  if (fence_up_sent_ || terminating_) return;
+  if (terminating_) return;
+  // Sent again when a respawned rank enters the fence after the others.
+  // Ranks waiting for a recovery round (asked, or respawned and not joined)
+  // cannot enter the fence before it completes, and the round must learn who
+  // is in the fence: they are not waited for.
   proto::FenceUp up;
   for (const LocalRank& r : ranks_.ranks()) {
-    if (r.fence_entered)
-      up.procs.push_back(r.id);
-    else if (r.running())
+    if (r.fence_entered) {
+      if (!r.fence_sent_up) up.procs.push_back(r.id);
+    } else if (r.running() && !r.recover_asked && !r.restart_pending()) {
       return;
+    }
   }
-  fence_up_sent_ = true;
+  if (up.procs.empty()) return;
+  for (LocalRank& r : ranks_.ranks())
+    if (r.fence_entered) r.fence_sent_up = true;
   to_leader(proto::make_frame(up));
 }
 
@@ -234,10 +263,15 @@ void Daemon::from_leader(const proto::Frame& f) {
       // here. A gap in the sequence would mean a lost event: refuse it.
       ok = proto::parse(f, m) &&
            (state_.apply_failure(m.failure) || m.failure.seq <= state_.events().size());
-      if (ok)
-        for (LocalRank& r : ranks_.ranks()) notify_failures(r);
+      if (ok) on_event_down(m);
       break;
     }
+    case MsgType::kRespawn:
+      ok = with_parsed<proto::Respawn>(f, [&](auto& m) { on_respawn(m); });
+      break;
+    case MsgType::kRecoverDoneDown:
+      ok = with_parsed<proto::RecoverDoneDown>(f, [&](auto& m) { on_recover_done(m); });
+      break;
     case MsgType::kEndJob:
       ok = with_parsed<proto::EndJob>(f, [&](auto& m) { terminate(m.exit_code, false); });
       break;
@@ -257,6 +291,7 @@ void Daemon::from_leader(const proto::Frame& f) {
 void Daemon::terminate(int32_t exit_code, bool immediate) {
   if (!terminating_) {
     terminating_ = true;
+    if (leader_) leader_->stop();  // the deaths that follow are not events
     for (LocalRank& r : ranks_.ranks())
       if (r.booted && r.running() && r.ctrl) r.ctrl->send(proto::JobAbort{exit_code});
   }
@@ -283,14 +318,25 @@ void Daemon::on_exit(LocalRank& r) {
     r.end = proto::EndKind::kFailure;
   FTMPI_LOG(kDebug, "ftmpid", "rank %d (pid %d) %s", r.id.slot, static_cast<int>(r.pid),
             describe_exit(r.exit).c_str());
-  to_leader(proto::make_frame(proto::ProcExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end}));
+  if (r.end == proto::EndKind::kFailure) {
+    // REBUILD: this slot is not done until the leader respawned it or ended the job.
+    r.awaiting_respawn = state_.respawns();
+    if (job_ && job_->trace)
+      trace(proto::Trace{proto::Trace::kDetected, r.id, static_cast<int32_t>(r.pid), 0, 0, 0});
+  }
+  to_leader(proto::make_frame(proto::ProcExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end, r.booted}));
   check_local_cards();
   check_local_fence();
+  check_local_recover();
 }
 
 void Daemon::on_finished(LocalRank& r) {
-  to_launcher(proto::make_frame(proto::RankExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end}));
+  to_launcher(proto::make_frame(proto::RankExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end, r.booted}));
   maybe_done();
+}
+
+void Daemon::on_started(LocalRank& r) {
+  to_launcher(proto::make_frame(proto::RankStart{r.id, static_cast<int32_t>(r.pid), wall_clock_ns()}));
 }
 
 void Daemon::on_output(LocalRank& r, uint8_t stream, std::string data) {
@@ -312,6 +358,8 @@ void Daemon::on_stdin_consumed(size_t bytes) {
 
 void Daemon::maybe_done() {
   bool ranks_done = !job_ || ranks_.all_finished();
+  if (!terminating_)
+    for (const LocalRank& r : ranks_.ranks()) ranks_done = ranks_done && !r.awaiting_respawn;
   if (!ranks_done) return;
   if (exit_without_done_) {
     stop_ = true;  // nobody to report to

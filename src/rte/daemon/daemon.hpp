@@ -62,14 +62,22 @@ class Daemon : public RankListener, public LeaderOutput {
   void terminate(int32_t exit_code, bool immediate);
   void maybe_done();
   void send_boot(LocalRank& r);
-  void notify_failures(LocalRank& r);
+  // Sends `r` the failure notices it has not had; returns how many.
+  int notify_failures(LocalRank& r);
   void check_local_cards();
   void check_local_fence();
+  void check_local_recover();
+  void on_event_down(const proto::EventDown& m);
+  void on_respawn(const proto::Respawn& m);
+  void on_recover_done(const proto::RecoverDoneDown& m);
+  void on_inject(const proto::InjectKill& m);
+  void trace(const proto::Trace& t);
   void on_control(LocalRank& r, const proto::Frame& f) override;
   void on_output(LocalRank& r, uint8_t stream, std::string data) override;
   void on_output_eof(LocalRank& r, uint8_t stream) override;
   void on_exit(LocalRank& r) override;
   void on_finished(LocalRank& r) override;
+  void on_started(LocalRank& r) override;
   void on_stdin_consumed(size_t bytes) override;
 
   EventLoop loop_;  // first member: everything below unregisters from it
@@ -97,7 +105,6 @@ class Daemon : public RankListener, public LeaderOutput {
   bool stop_ = false;
   int exit_status_ = 0;
   bool cards_up_sent_ = false;
-  bool fence_up_sent_ = false;
   uint64_t grace_timer_ = 0;
   uint64_t job_timer_ = 0;
 };

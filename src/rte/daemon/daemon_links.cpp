@@ -169,6 +169,9 @@ void Daemon::on_launcher_frame(const proto::Frame& f) {
     case MsgType::kShutdown:
       ok = with_parsed<proto::Shutdown>(f, [&](auto&) { stop_ = true; });
       break;
+    case MsgType::kInjectKill:
+      ok = job_ && with_parsed<proto::InjectKill>(f, [&](auto& m) { on_inject(m); });
+      break;
     default: break;
   }
   if (!ok) {

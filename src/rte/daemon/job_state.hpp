@@ -1,13 +1,14 @@
 // The job state that the leader daemon owns and every daemon replicates:
 // process table (slot, incarnation, host, pid, state), epoch, modes, and the
-// ordered log of failure events. Today followers learn failures from
-// EVENT_DOWN; a later leader succession takes over from a replica, and
-// recovery rounds / respawn extend the table (incarnation + 1, new state).
+// ordered log of failure events. Followers learn failures from EVENT_DOWN,
+// respawns from RESPAWN and completed rounds (epoch, incarnations) from
+// RECOVER_DONE_DOWN; a later leader succession takes over from a replica.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "base/proc_id.hpp"
+#include "rte/proto/recovery.hpp"
 #include "rte/proto/runtime_messages.hpp"
 
 namespace ftmpi::rte {
@@ -38,13 +39,35 @@ class JobState {
   // Is `id` the current incarnation of its slot?
   bool current(const ProcId& id) const { return valid_slot(id.slot) && proc(id.slot).id == id; }
 
+  // Rounds happen (and REBUILD respawns) only in these modes (spec §5).
+  bool recovers() const { return modes_.comm != CommMode::kAbort && modes_.recovery != RecoveryMode::kIgnore; }
+  bool respawns() const { return recovers() && modes_.comm == CommMode::kRebuild; }
+  uint32_t max_respawn() const { return max_respawn_; }
+  int32_t count_alive() const;
+
   uint64_t next_seq() const { return events_.size() + 1; }
+  uint64_t last_seq() const { return events_.size(); }
   // Applies a sequenced failure; false if it was applied before (replays are harmless).
   bool apply_failure(const proto::ProcFailure& f);
   const std::vector<proto::ProcFailure>& events() const { return events_; }
+  // Slot `who.slot` lives on as incarnation `who.incarnation` on `host`;
+  // false if that is not newer than what the table holds.
+  bool apply_respawn(const ProcId& who, int32_t host);
+  // A completed round: its epoch, and the incarnation of every live slot
+  // (nothing if the table already holds that epoch).
+  void apply_recovery(const RecoveryResult& r);
+  // The leader installs a round it completed.
+  void set_epoch(uint32_t epoch, uint64_t round_seq) {
+    epoch_ = epoch;
+    round_seq_ = round_seq;
+  }
+  // Highest failure event the last completed round included (0: none yet).
+  uint64_t round_seq() const { return round_seq_; }
 
  private:
   Modes modes_;
+  uint32_t max_respawn_ = 10;
+  uint64_t round_seq_ = 0;
   uint32_t epoch_ = 0;
   std::vector<ProcEntry> procs_;
   std::vector<proto::ProcFailure> events_;  // events_[i].seq == i + 1

@@ -1,6 +1,9 @@
 #include "rte/daemon/leader.hpp"
 
+#include <algorithm>
+
 #include "base/log.hpp"
+#include "rte/common/event_loop.hpp"
 #include "rte/common/process.hpp"
 
 namespace ftmpi::rte {
@@ -11,7 +14,15 @@ Leader::Leader(JobState& state, LeaderOutput& out)
     : state_(state),
       out_(out),
       cards_(static_cast<size_t>(state.world_size())),
-      fenced_(static_cast<size_t>(state.world_size()), false) {}
+      fenced_(static_cast<size_t>(state.world_size()), false),
+      asked_(static_cast<size_t>(state.world_size()), false),
+      restarted_(static_cast<size_t>(state.world_size()), false),
+      joined_(static_cast<size_t>(state.world_size()), false),
+      respawns_(static_cast<size_t>(state.world_size()), 0) {
+  int32_t hosts = 0;
+  for (int32_t s = 0; s < state.world_size(); ++s) hosts = std::max(hosts, state.proc(s).host + 1);
+  host_lost_.assign(static_cast<size_t>(hosts), false);
+}
 
 bool Leader::on_frame(int32_t from_host, const proto::Frame& f) {
   using proto::with_parsed;
@@ -26,6 +37,8 @@ bool Leader::on_frame(int32_t from_host, const proto::Frame& f) {
       return with_parsed<proto::AbortUp>(f, [&](auto& m) { on_abort(from_host, m); });
     case MsgType::kSuspectUp:
       return with_parsed<proto::SuspectUp>(f, [&](auto& m) { on_suspect(m); });
+    case MsgType::kRecoverUp:
+      return with_parsed<proto::RecoverUp>(f, [&](auto& m) { on_recover(from_host, m); });
     default:
       FTMPI_LOG(kWarn, "leader", "unexpected %s from host %d", proto::msg_name(f.type), from_host);
       return false;
@@ -39,10 +52,19 @@ void Leader::on_cards(int32_t from_host, const proto::CardsUp& m) {
       FTMPI_LOG(kWarn, "leader", "host %d sent a card for slot %d it does not own", from_host, c.id.slot);
       continue;
     }
-    cards_[static_cast<size_t>(c.id.slot)] = c;
+    size_t s = static_cast<size_t>(c.id.slot);
+    if (cards_done_) {
+      // After the exchange only respawned processes send cards: they join a round.
+      if (restarted_[s] && !joined_[s] && state_.alive(c.id.slot))
+        on_restart_card(c);
+      else
+        FTMPI_LOG(kWarn, "leader", "late card from rank %d ignored", c.id.slot);
+      continue;
+    }
+    cards_[s] = c;
     state_.proc(c.id.slot).pid = c.pid;
   }
-  check_cards();
+  check_all();
 }
 
 void Leader::on_fence(int32_t from_host, const proto::FenceUp& m) {
@@ -50,7 +72,8 @@ void Leader::on_fence(int32_t from_host, const proto::FenceUp& m) {
     if (!state_.current(p) || state_.proc(p.slot).host != from_host) continue;
     fenced_[static_cast<size_t>(p.slot)] = true;
   }
-  check_fence();
+  // A process in its fence no longer counts for a recovery round either.
+  check_all();
 }
 
 void Leader::on_proc_exit(int32_t from_host, const proto::ProcExit& m) {
@@ -61,14 +84,13 @@ void Leader::on_proc_exit(int32_t from_host, const proto::ProcExit& m) {
   switch (m.end) {
     case proto::EndKind::kNormal: p.state = ProcState::kFinished; break;
     case proto::EndKind::kTerminated: p.state = ProcState::kDead; break;
-    case proto::EndKind::kFailure: fail(m.who, m.pid, m.exit); break;
+    case proto::EndKind::kFailure: fail(m.who, m.pid, m.exit, m.started); break;
   }
   // One fewer participant may complete a gather the others are waiting in.
-  check_cards();
-  check_fence();
+  check_all();
 }
 
-void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit) {
+void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, bool started) {
   if (ending_) {
     state_.proc(who.slot).state = ProcState::kDead;
     return;
@@ -81,13 +103,48 @@ void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit) {
   f.exit = exit;
   state_.apply_failure(f);
   bool continues = state_.modes().comm != CommMode::kAbort;
-  FTMPI_LOG(kInfo, "leader", "event %llu: rank %d failed (%s)%s", static_cast<unsigned long long>(f.seq),
-            who.slot, describe_exit(exit).c_str(), continues ? "" : "; ending the job");
-  out_.to_launcher(proto::make_frame(proto::FailureReport{f, continues}));
-  if (continues)
-    out_.to_all_daemons(proto::make_frame(proto::EventDown{proto::EventDown::kProcFailed, f}));
-  else
+  FTMPI_LOG(kInfo, "leader", "event %llu: rank %d.%u failed (%s)%s", static_cast<unsigned long long>(f.seq),
+            who.slot, who.incarnation, describe_exit(exit).c_str(), continues ? "" : "; ending the job");
+  out_.to_launcher(proto::make_frame(proto::FailureReport{f, continues, wall_clock_ns()}));
+  if (!continues) {
     end_job(failure_exit_code(exit));
+    return;
+  }
+  out_.to_all_daemons(proto::make_frame(proto::EventDown{proto::EventDown::kProcFailed, f}));
+  forget_round_state(who.slot);
+  if (state_.count_alive() == 0) {
+    bool any_finished = false;
+    for (int32_t s = 0; s < state_.world_size(); ++s)
+      any_finished |= state_.proc(s).state == ProcState::kFinished;
+    // With some processes finished normally the job simply ends; REBUILD
+    // daemons wait for a decision about the dead slot, so give one.
+    if (!any_finished || state_.respawns()) job_failed("every process of the job has died; nothing is left to recover");
+    return;
+  }
+  if (!state_.respawns()) return;
+  if (who.incarnation > 0 && !started && exit.how == proto::ExitInfo::kExited) {
+    job_failed("rank " + std::to_string(who.slot) + " could not be respawned: incarnation " +
+               std::to_string(who.incarnation) + " " + describe_exit(exit) + " before it started");
+    return;
+  }
+  if (!cards_done_) {
+    respawn_waiting_.push_back(who.slot);  // respawned once MPI_Init is done everywhere
+    return;
+  }
+  respawn(who.slot);
+}
+
+void Leader::job_failed(const std::string& why) {
+  if (ending_) return;
+  FTMPI_LOG(kInfo, "leader", "ending the job: %s", why.c_str());
+  out_.to_launcher(proto::make_frame(proto::JobFailedReport{1, why}));
+  end_job(1);
+}
+
+void Leader::check_all() {
+  check_cards();
+  check_fence();
+  check_round();
 }
 
 void Leader::on_abort(int32_t from_host, const proto::AbortUp& m) {
@@ -110,13 +167,13 @@ void Leader::on_suspect(const proto::SuspectUp& m) {
 }
 
 void Leader::on_daemon_lost(int32_t host) {
+  if (host >= 0 && host < static_cast<int32_t>(host_lost_.size())) host_lost_[static_cast<size_t>(host)] = true;
   for (int32_t s = 0; s < state_.world_size(); ++s) {
     const ProcEntry& p = state_.proc(s);
     if (p.host == host && p.state == ProcState::kAlive)
-      fail(p.id, p.pid, proto::ExitInfo{proto::ExitInfo::kLost, 0});
+      fail(p.id, p.pid, proto::ExitInfo{proto::ExitInfo::kLost, 0}, true);
   }
-  check_cards();
-  check_fence();
+  check_all();
 }
 
 void Leader::end_job(int32_t exit_code) {
@@ -142,6 +199,10 @@ void Leader::check_cards() {
     }
   }
   out_.to_all_daemons(proto::make_frame(table));
+  out_.to_launcher(proto::make_frame(proto::InitReport{wall_clock_ns()}));
+  std::vector<int32_t> waiting;
+  waiting.swap(respawn_waiting_);
+  for (int32_t s : waiting) respawn(s);
 }
 
 void Leader::check_fence() {

@@ -88,13 +88,30 @@ bool LocalRanks::all_finished() const {
 }
 
 void LocalRanks::spawn_all(const Launch& launch) {
+  launch_ = launch;
   for (LocalRank& r : ranks_) spawn_one(r, launch);
+}
+
+bool LocalRanks::respawn(LocalRank& r, const ProcId& who) {
+  if (!r.exited || r.id.slot != who.slot) return false;
+  for (int s = 0; s < 2; ++s) close_output(r, s);  // ends the old incarnation (on_finished)
+  drop_stdin(r);
+  if (r.linger_timer) loop_.cancel(r.linger_timer);
+  // Not inside this connection's callbacks: RESPAWN arrives from the leader.
+  r.ctrl.reset();
+  int32_t local_index = r.local_index;
+  r = LocalRank{};
+  r.id = who;
+  r.local_index = local_index;
+  r.joined = false;
+  spawn_one(r, launch_);
+  return true;
 }
 
 void LocalRanks::spawn_one(LocalRank& r, const Launch& launch) {
   size_t i = static_cast<size_t>(r.local_index);
   int sv[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, inp[2] = {-1, -1};
-  bool wants_stdin = r.id.slot == launch.stdin_slot;
+  bool wants_stdin = r.id.slot == launch.stdin_slot && r.id.incarnation == 0;
   bool ok = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 && pipe2(outp, O_CLOEXEC) == 0 &&
             pipe2(errp, O_CLOEXEC) == 0;
   if (ok && wants_stdin) {
@@ -151,7 +168,8 @@ void LocalRanks::spawn_one(LocalRank& r, const Launch& launch) {
     FTMPI_LOG(kDebug, "ftmpid", "control channel of rank %d closed: %s", ranks_[i].id.slot, why.c_str());
   };
   r.ctrl = std::make_unique<Connection>(loop_, sv[0], "rank " + std::to_string(r.id.slot), nullptr, std::move(h));
-  FTMPI_LOG(kDebug, "ftmpid", "started rank %d as pid %d", r.id.slot, static_cast<int>(pid));
+  FTMPI_LOG(kDebug, "ftmpid", "started rank %d.%u as pid %d", r.id.slot, r.id.incarnation, static_cast<int>(pid));
+  listener_.on_started(r);
 }
 
 void LocalRanks::on_pidfd(LocalRank& r) {

@@ -32,7 +32,12 @@ struct LocalRank {
   int32_t hello_pid = 0;  // the process that said HELLO (may be a child of `pid`, e.g. under a wrapper script)
   bool carded = false;
   bool fence_entered = false;
+  bool fence_sent_up = false;   // included in a FENCE_UP
   bool fence_done = false;
+  bool recover_asked = false;    // sent RECOVER_REQ, not answered yet
+  bool recover_sent_up = false;  // ...and included in a RECOVER_UP
+  bool joined = true;            // false for a respawn until its first round completes
+  bool awaiting_respawn = false;  // REBUILD: failed; the leader decides (respawn or end)
   uint64_t notified_upto = 0;  // highest failure event seq passed to this rank
   proto::EndKind end = proto::EndKind::kNormal;
   Card card;
@@ -44,6 +49,8 @@ struct LocalRank {
 
   // Can still act on the job (not yet reaped).
   bool running() const { return !exited; }
+  // A respawned incarnation that has not completed its first round.
+  bool restart_pending() const { return !joined; }
 
  private:
   friend class LocalRanks;
@@ -69,6 +76,8 @@ class RankListener {
   virtual void on_exit(LocalRank& r) = 0;
   // Its output streams are closed too.
   virtual void on_finished(LocalRank& r) = 0;
+  // A process was forked for it (first start or respawn).
+  virtual void on_started(LocalRank& r) = 0;
   // Bytes of stdin written to (or dropped for) the stdin rank.
   virtual void on_stdin_consumed(size_t bytes) = 0;
 };
@@ -89,6 +98,11 @@ class LocalRanks {
   };
   // Forks every rank; a rank that cannot be forked is reported as exited 127.
   void spawn_all(const Launch& launch);
+  // Starts `r` again as incarnation `who` (same program, arguments,
+  // environment, shm segment and doorbell; stdin only ever goes to the first
+  // incarnation). The old one's output is closed first (RANK_EXIT follows
+  // through on_finished). False if `r` has not been reaped yet.
+  bool respawn(LocalRank& r, const ProcId& who);
 
   std::vector<LocalRank>& ranks() { return ranks_; }
   LocalRank* find(int32_t slot);
@@ -117,6 +131,7 @@ class LocalRanks {
 
   EventLoop& loop_;
   RankListener& listener_;
+  Launch launch_;
   std::vector<LocalRank> ranks_;
   int shm_fd_ = -1;
   uint64_t shm_size_ = 0;

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "base/fd.hpp"
@@ -41,6 +42,15 @@ Launcher::Launcher(const LaunchOptions& opts, std::vector<HostPlan> hosts, int n
     d.plan = std::move(h);
     daemons_.push_back(std::move(d));
   }
+  slots_.resize(static_cast<size_t>(np));
+  for (size_t h = 0; h < daemons_.size(); ++h)
+    for (int32_t s : daemons_[h].plan.slots) slots_[static_cast<size_t>(s)].host = static_cast<int32_t>(h);
+  seed_ = opts_.inject_seed_set ? opts_.inject_seed : [] {
+    uint64_t x;
+    auth::random_bytes(&x, sizeof x);
+    return x;
+  }();
+  rng_ = InjectRandom(seed_);
 }
 
 Launcher::~Launcher() {
@@ -98,6 +108,22 @@ int Launcher::run() {
   }
   fd::set_nonblocking(listen_fd_);
   listen_watch_ = loop_.watch(listen_fd_, EPOLLIN, [this](uint32_t) { accept_daemons(); });
+  start_wall_ns_ = wall_clock_ns();
+  if (!opts_.timeline.empty()) {
+    std::string err;
+    if (!timeline_.open(opts_.timeline, start_wall_ns_, err)) {
+      say("ftmpirun: " + err);
+      return 2;
+    }
+  }
+  write_contact_file();
+  TimelineEvent start("job_start");
+  start.add("job", static_cast<int64_t>(getpid())).add("np", np_).add("program", opts_.program);
+  start.add("hosts", static_cast<int64_t>(daemons_.size())).add("comm_mode", mode_name(opts_.modes.comm));
+  start.add("msg_mode", mode_name(opts_.modes.msg)).add("coll_mode", mode_name(opts_.modes.coll));
+  start.add("recovery_mode", mode_name(opts_.modes.recovery));
+  if (!opts_.injects.empty()) start.add("inject_seed", seed_);
+  record(start, start_wall_ns_);
   start_daemons();
   startup_timer_ = loop_.after_ms(kStartupTimeoutMs, [this] {
     startup_timer_ = 0;
@@ -109,6 +135,14 @@ int Launcher::run() {
   while (!finished()) loop_.run_once(-1);
   out_.flush_all();
   for (const std::string& line : outcome_.final_lines()) say(line);
+  std::string summary = outcome_.summary_line(opts_.summary);
+  if (!summary.empty()) say(summary);
+  record(TimelineEvent("job_end")
+             .add("status", outcome_.exit_status())
+             .add("failures", outcome_.failures())
+             .add("rounds", outcome_.rounds())
+             .add("recovering_ms", static_cast<double>(outcome_.recovering_ns()) / 1e6));
+  contact_.remove();
   return outcome_.exit_status();
 }
 
@@ -183,7 +217,13 @@ void Launcher::accept_daemons() {
 
 void Launcher::on_frame(Connection* c, const proto::Frame& f) {
   auto it = conn_host_.find(c);
-  bool ok = it == conn_host_.end() ? on_hello(c, f) : on_daemon_frame(daemons_[static_cast<size_t>(it->second)], f);
+  bool ok;
+  if (it != conn_host_.end())
+    ok = on_daemon_frame(daemons_[static_cast<size_t>(it->second)], f);
+  else if (f.type == static_cast<uint16_t>(MsgType::kKillRequest) || control_conns_.count(c))
+    ok = on_control_request(c, f);  // ftmpirun --kill from another terminal
+  else
+    ok = on_hello(c, f);
   if (!ok) {
     FTMPI_LOG(kError, "ftmpirun", "%s sent a bad or unexpected %s; closing", c->name().c_str(),
               proto::msg_name(f.type));
@@ -232,44 +272,13 @@ void Launcher::maybe_start_job() {
   job.grace_ms = static_cast<uint32_t>(params::get_int("FTMPI_KILL_GRACE_MS", 1000));
   job.stdin_slot = 0;
   job.epoch = 0;
+  job.max_respawn = static_cast<uint32_t>(std::max<int64_t>(0, params::get_int("FTMPI_MAX_RESPAWN", 10)));
+  job.trace = timeline_.enabled();
   for (DaemonEntry& d : daemons_) d.conn->send(job);
   for (size_t h = 0; h < daemons_.size(); ++h)
     for (int32_t s : daemons_[h].plan.slots)
       if (s == job.stdin_slot) stdin_host_ = static_cast<int32_t>(h);
   start_stdin();
-}
-
-bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
-  using proto::with_parsed;
-  int32_t host = static_cast<int32_t>(&d - daemons_.data());
-  switch (static_cast<MsgType>(f.type)) {
-    case MsgType::kIo:
-      return with_parsed<proto::Io>(f, [&](auto& m) { on_output(m); });
-    case MsgType::kIoEof:
-      return with_parsed<proto::IoEof>(f, [&](auto& m) { out_.eof(m.slot, m.stream); });
-    case MsgType::kRankExit:
-      return with_parsed<proto::RankExit>(f, [&](auto& m) {
-        FTMPI_LOG(kDebug, "ftmpirun", "rank %d (pid %d) %s", m.who.slot, m.pid, describe_exit(m.exit).c_str());
-        outcome_.on_rank_exit(m);
-      });
-    case MsgType::kStdinCredit:
-      return host == stdin_host_ &&
-             with_parsed<proto::StdinCredit>(f, [&](auto& m) { on_stdin_credit(m.bytes); });
-    case MsgType::kDaemonDone:
-      return with_parsed<proto::DaemonDone>(f, [&](auto&) {
-        d.done = true;
-        maybe_shutdown();
-      });
-    case MsgType::kFailureReport:
-      return with_parsed<proto::FailureReport>(f, [&](auto& m) {
-        const std::string& where = host_name(m.failure.host);
-        if (m.job_continues) say(JobOutcome::failure_line(m.failure, where, true));
-        outcome_.on_failure(m.failure, where, m.job_continues);
-      });
-    case MsgType::kAbortReport:
-      return with_parsed<proto::AbortReport>(f, [&](auto& m) { outcome_.on_abort(m, host_name(m.host)); });
-    default: return false;
-  }
 }
 
 void Launcher::on_output(const proto::Io& m) {
@@ -284,7 +293,9 @@ void Launcher::on_output(const proto::Io& m) {
 
 void Launcher::on_closed(Connection* c, const std::string& why) {
   auto it = conn_host_.find(c);
-  if (it == conn_host_.end()) {
+  if (control_conns_.erase(c)) {
+    for (auto w = kill_waiters_.begin(); w != kill_waiters_.end();) w = w->second == c ? kill_waiters_.erase(w) : ++w;
+  } else if (it == conn_host_.end()) {
     // Never identified: a stray or unauthenticated connection. The job goes on.
     FTMPI_LOG(kError, "ftmpirun", "rejected %s: %s", c->name().c_str(), why.c_str());
   } else {
@@ -292,9 +303,16 @@ void Launcher::on_closed(Connection* c, const std::string& why) {
     d.link_closed = true;
     d.conn = nullptr;  // destroyed below, after this callback
     conn_host_.erase(it);
+    int32_t host = static_cast<int32_t>(&d - daemons_.data());
     if (!shutdown_sent_ || !d.done) {
-      outcome_.on_daemon_lost(d.plan.name, why);
-      end_job(1, false);
+      record(TimelineEvent("daemon_lost").add("host", d.plan.name).add("why", why));
+      if (job_started_ && host != 0 && !outcome_.ending()) {
+        // The leader (host 0) fails that daemon's ranks; in an FT mode the job goes on.
+        say("ftmpirun: lost the daemon on " + d.plan.name + " (" + why + "); its ranks count as failed");
+      } else {
+        outcome_.on_daemon_lost(d.plan.name, why);
+        end_job(1, false);
+      }
     }
     if (static_cast<int32_t>(&d - daemons_.data()) == stdin_host_) stop_stdin();
     if (d.pid > 0 && !d.reaped) {

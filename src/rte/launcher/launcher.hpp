@@ -1,6 +1,8 @@
 // ftmpirun's job: start one daemon per host through a LaunchAgent, accept
 // their authenticated connections, send them the job, relay output and stdin,
-// print failure events as they come, and end the job in order: on SIGINT or
+// print failure and recovery events as they come (and write them to the
+// timeline), run fault injections and kill requests from other terminals
+// (contact.hpp), and end the job in order: on SIGINT or
 // SIGTERM every daemon ends its ranks (SIGTERM, SIGKILL after the grace
 // period) and the launcher exits 128+signal once all daemons are gone; a
 // second signal kills at once. The launcher waits for every daemon's link to
@@ -8,6 +10,7 @@
 // nothing it started outlives it.
 #pragma once
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,10 +18,13 @@
 #include "base/auth.hpp"
 #include "rte/common/connection.hpp"
 #include "rte/common/event_loop.hpp"
+#include "rte/launcher/contact.hpp"
+#include "rte/launcher/inject.hpp"
 #include "rte/launcher/launch_agent.hpp"
 #include "rte/launcher/options.hpp"
 #include "rte/launcher/outcome.hpp"
 #include "rte/launcher/output.hpp"
+#include "rte/launcher/timeline.hpp"
 #include "rte/proto/runtime_messages.hpp"
 
 namespace ftmpi::rte {
@@ -49,12 +55,40 @@ class Launcher {
     uint16_t peer_port = 0;
   };
 
+  // What the launcher knows about each slot, from RANK_START, failure
+  // reports and RANK_EXIT: enough to aim injections at live processes.
+  struct SlotInfo {
+    ProcId id;
+    int32_t host = -1;
+    int32_t pid = 0;
+    bool alive = false;
+  };
+
   void start_daemons();
   void accept_daemons();
   void on_frame(Connection* c, const proto::Frame& f);
   bool on_hello(Connection* c, const proto::Frame& f);
-  bool on_daemon_frame(DaemonEntry& d, const proto::Frame& f);
   void on_output(const proto::Io& m);
+
+  // ---- reports from daemons (launcher_events.cpp) ----
+  bool on_daemon_frame(DaemonEntry& d, const proto::Frame& f);
+  void on_rank_start(int32_t host, const proto::RankStart& m);
+  void on_rank_exit(int32_t host, const proto::RankExit& m);
+  void on_failure_report(const proto::FailureReport& m);
+  void on_recovery_report(const proto::RecoveryReport& m);
+  void on_trace(int32_t host, const proto::Trace& m);
+  void record(const TimelineEvent& e, uint64_t wall_ns = 0);
+
+  // ---- injections and kill requests (launcher_inject.cpp) ----
+  void schedule_injections();
+  void fire_injection(size_t spec, int k);
+  // Asks the daemon owning `slot` (or, slot -1, daemon `host` itself) to kill;
+  // returns the request id.
+  uint32_t send_kill(int32_t slot, int32_t host);
+  void on_inject_result(int32_t host, const proto::InjectResult& m);
+  bool on_control_request(Connection* c, const proto::Frame& f);
+  void reply_and_close(Connection* c, bool ok, const std::string& message);
+  void write_contact_file();
   void on_closed(Connection* c, const std::string& why);
   void on_daemon_process(DaemonEntry& d);
   void maybe_start_job();
@@ -88,6 +122,18 @@ class Launcher {
   uint64_t signal_watch_ = 0;
   int signals_seen_ = 0;
   bool job_started_ = false;
+  bool init_done_ = false;  // every rank finished MPI_Init: injections may start
+  uint64_t start_wall_ns_ = 0;
+  Timeline timeline_;
+  ContactFile contact_;
+  std::vector<SlotInfo> slots_;
+  uint32_t epoch_ = 0;
+  int rounds_begun_ = 0;
+  InjectRandom rng_{0};
+  uint64_t seed_ = 0;
+  uint32_t next_request_ = 1;
+  std::map<uint32_t, Connection*> kill_waiters_;  // --kill requests awaiting INJECT_RESULT
+  std::set<Connection*> control_conns_;            // connections of --kill clients
   bool shutdown_sent_ = false;
   uint64_t startup_timer_ = 0;
   uint64_t partial_timer_ = 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/log.hpp"
+#include "rte/launcher/contact.hpp"
 #include "rte/launcher/hosts.hpp"
 #include "rte/launcher/launch_agent.hpp"
 #include "rte/launcher/launcher.hpp"
@@ -36,6 +37,8 @@ int main(int argc, char** argv) {
     std::puts("ftmpirun (ftmpi) 0.1.0");
     return 0;
   }
+  if (!o.kill_target.empty()) return run_kill_command(o.kill_target);
+  if (o.list_jobs) return run_jobs_command();
   std::vector<HostSpec> hosts = o.hosts;
   std::string err;
   if (!o.hostfile.empty() && !read_hostfile(o.hostfile, hosts, err)) return usage_error(err);
@@ -48,6 +51,16 @@ int main(int argc, char** argv) {
                          "' is not this machine; starting daemons on other hosts needs the ssh launch "
                          "agent, which this version does not have yet");
     plans.push_back(HostPlan{p.name, local_bind_address(p.name), std::move(p.slots)});
+  }
+  for (const InjectSpec& spec : o.injects) {
+    if (spec.target == InjectSpec::Target::kRank && spec.rank >= np)
+      return usage_error("--inject '" + spec.text + "': there is no rank " + std::to_string(spec.rank) + " in a job of " +
+                         std::to_string(np));
+    if (spec.target == InjectSpec::Target::kHost) {
+      bool found = false;
+      for (const HostPlan& p : plans) found |= p.name == spec.host;
+      if (!found) return usage_error("--inject '" + spec.text + "': no host '" + spec.host + "' in this job");
+    }
   }
   std::string daemon = find_daemon_executable();
   if (access(daemon.c_str(), X_OK) != 0) return usage_error("cannot find the daemon at '" + daemon + "'");

@@ -101,6 +101,27 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
     } else if (takes(a, {"--hostfile", "-hostfile", "--machinefile", "-machinefile"}, v, missing)) {
       if (missing || v.empty()) return fail(a + " needs a file name");
       o.hostfile = v;
+    } else if (takes(a, {"--inject"}, v, missing)) {
+      if (missing) return fail("--inject needs a spec, e.g. 'kill rank=3 at=2.5s'");
+      InjectSpec spec;
+      std::string err;
+      if (!parse_inject(v, spec, err)) return fail(err);
+      o.injects.push_back(std::move(spec));
+    } else if (takes(a, {"--inject-seed"}, v, missing)) {
+      if (missing || v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
+        return fail("--inject-seed needs a non-negative integer");
+      o.inject_seed = std::strtoull(v.c_str(), nullptr, 10);
+      o.inject_seed_set = true;
+    } else if (takes(a, {"--timeline"}, v, missing)) {
+      if (missing || v.empty()) return fail("--timeline needs a file name");
+      o.timeline = v;
+    } else if (a == "--summary") {
+      o.summary = true;
+    } else if (takes(a, {"--kill"}, v, missing)) {
+      if (missing || v.empty()) return fail("--kill needs [JOB:]RANK");
+      o.kill_target = v;
+    } else if (a == "--jobs") {
+      o.list_jobs = true;
     } else {
       bool matched = false;
       for (const ModeOption& m : mode_options()) {
@@ -115,7 +136,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
     }
   }
   if (have_hosts && !o.hostfile.empty()) return fail("use either --host or --hostfile, not both");
-  if (o.help || o.version) {
+  if (o.help || o.version || !o.kill_target.empty() || o.list_jobs) {
     out.ok = true;
     return out;
   }
@@ -143,10 +164,20 @@ const char* usage_text() {
          "  --ft-msg-mode=MODE          reset (default) or cont                   (FTMPI_MSG_MODE)\n"
          "  --ft-coll-mode=MODE         nonatomic (default) or atomic             (FTMPI_COLL_MODE)\n"
          "  --ft-recovery-mode=MODE     manual (default), auto or ignore          (FTMPI_RECOVERY_MODE)\n"
+         "  --inject SPEC               fault injection, repeatable; times count from the end of MPI_Init:\n"
+         "                                'kill rank=R [at=T] [every=P count=N]', 'kill random [at=T]\n"
+         "                                [every=P] [count=N]', 'kill host=NAME [at=T]' (T, P: 2.5s, 300ms)\n"
+         "  --inject-seed N             seed for 'kill random' (default: chosen and recorded in the timeline)\n"
+         "  --timeline FILE             every runtime event as JSON lines (t = seconds since start)\n"
+         "  --summary                   always print the summary line (failures, rounds, time recovering)\n"
+         "  --kill [JOB:]RANK           SIGKILL a rank of a running job of yours (JOB: see --jobs)\n"
+         "  --jobs                      list your running jobs\n"
          "  -h, --help                  this text\n"
          "  --version                   print the version\n"
          "Environment: FTMPI_SHM_SIZE (shared memory per host), FTMPI_KILL_GRACE_MS (SIGTERM to\n"
-         "SIGKILL delay, default 1000), FTMPI_DAEMON (path of ftmpid), FTMPI_DEBUG (0-3).\n";
+         "SIGKILL delay, default 1000), FTMPI_MAX_RESPAWN (REBUILD: failures of one rank without a\n"
+         "completed recovery before the job gives up, default 10), FTMPI_DAEMON (path of ftmpid),\n"
+         "FTMPI_DEBUG (0-3).\n";
 }
 
 }  // namespace ftmpi::rte

@@ -4,7 +4,9 @@
 //   ftmpirun [-np|-n|-c|--np N] [--host h1[:slots],h2 | --hostfile F]
 //            [--tag-output] [--ft-comm-mode=abort|rebuild|blank|shrink]
 //            [--ft-msg-mode=reset|cont] [--ft-coll-mode=atomic|nonatomic]
-//            [--ft-recovery-mode=auto|manual|ignore] [--] prog [args...]
+//            [--ft-recovery-mode=auto|manual|ignore] [--inject SPEC]...
+//            [--inject-seed N] [--timeline FILE] [--summary] [--] prog [args...]
+//   ftmpirun --kill [JOB:]RANK        ftmpirun --jobs
 //
 // Options take their value as the next argument or after '='. The modes are
 // also read from FTMPI_COMM_MODE, FTMPI_MSG_MODE, FTMPI_COLL_MODE and
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "rte/launcher/inject.hpp"
 #include "rte/proto/modes.hpp"
 
 namespace ftmpi::rte {
@@ -34,6 +37,14 @@ struct LaunchOptions {
   std::vector<std::string> args;
   bool help = false;
   bool version = false;
+  std::vector<InjectSpec> injects;  // --inject (repeatable)
+  bool inject_seed_set = false;
+  uint64_t inject_seed = 0;
+  std::string timeline;  // --timeline FILE
+  bool summary = false;  // --summary: always print the one-line summary
+  // Commands about other jobs (no program is started).
+  std::string kill_target;  // --kill [JOB:]RANK
+  bool list_jobs = false;   // --jobs
 };
 
 struct ParseOutcome {

@@ -1,5 +1,7 @@
 #include "rte/launcher/outcome.hpp"
 
+#include <cstdio>
+
 #include "rte/common/process.hpp"
 
 namespace ftmpi::rte {
@@ -11,7 +13,8 @@ std::string who(const ProcId& id, int32_t pid, const std::string& host) {
 
 }  // namespace
 
-std::string JobOutcome::failure_line(const proto::ProcFailure& f, const std::string& host, bool job_continues) {
+std::string JobOutcome::failure_line(const proto::ProcFailure& f, const std::string& host, bool job_continues,
+                                     uint32_t epoch) {
   std::string line = "ftmpirun: " + who(f.who, f.pid, host);
   if (!job_continues) {
     line += " " + describe_exit(f.exit);
@@ -26,7 +29,29 @@ std::string JobOutcome::failure_line(const proto::ProcFailure& f, const std::str
     case proto::ExitInfo::kSignaled: line += "killed by signal " + std::to_string(f.exit.value); break;
     default: line += "lost with its daemon"; break;
   }
-  return line + "; survivors notified";
+  if (f.who.incarnation > 0) line += " (incarnation " + std::to_string(f.who.incarnation) + ")";
+  return line + " in epoch " + std::to_string(epoch) + "; survivors notified";
+}
+
+namespace {
+std::string proc_list(const std::vector<ProcId>& v) {
+  if (v.empty()) return "none";
+  std::string out;
+  for (const ProcId& p : v)
+    out += (out.empty() ? "" : " ") + std::to_string(p.slot) + "." + std::to_string(p.incarnation);
+  return out;
+}
+}  // namespace
+
+std::string JobOutcome::round_line(const proto::RecoveryReport& r, int round, int32_t world_size) {
+  if (r.kind == proto::RecoveryReport::kBegin)
+    return "ftmpirun: recovery round " + std::to_string(round) + " started (epoch " + std::to_string(r.epoch - 1) +
+           " -> " + std::to_string(r.epoch) + "; failed so far: " + proc_list(r.failed) + ")";
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.1f", static_cast<double>(r.duration_ns) / 1e6);
+  return "ftmpirun: recovery round " + std::to_string(round) + " done in " + ms + " ms: epoch " +
+         std::to_string(r.epoch) + ", " + std::to_string(r.alive) + " of " + std::to_string(world_size) +
+         " ranks alive; failed: " + proc_list(r.failed) + "; respawned: " + proc_list(r.respawned);
 }
 
 std::string JobOutcome::abort_line(const proto::AbortReport& a, const std::string& host) {
@@ -43,6 +68,7 @@ void JobOutcome::set_cause(int status, std::string line) {
 
 void JobOutcome::on_failure(const proto::ProcFailure& f, const std::string& host, bool job_continues) {
   any_failure_ = true;
+  ++failures_;
   if (!job_continues) set_cause(failure_exit_code(f.exit), failure_line(f, host, false));
 }
 
@@ -59,6 +85,28 @@ void JobOutcome::on_daemon_lost(const std::string& host, const std::string& why)
 }
 
 void JobOutcome::on_startup_error(const std::string& line) { set_cause(1, line); }
+
+void JobOutcome::on_job_failed(const proto::JobFailedReport& r) {
+  set_cause(r.exit_code == 0 ? 1 : r.exit_code, "ftmpirun: " + r.message);
+}
+
+void JobOutcome::on_round_done(uint64_t duration_ns) {
+  ++rounds_;
+  recovering_ns_ += duration_ns;
+}
+
+std::string JobOutcome::summary_line(bool always) const {
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.0f", static_cast<double>(recovering_ns_) / 1e6);
+  std::string what = std::to_string(failures_) + (failures_ == 1 ? " failure" : " failures") + " in " +
+                     std::to_string(rounds_) + (rounds_ == 1 ? " recovery round" : " recovery rounds") + " (" +
+                     ms + " ms recovering)";
+  int status = exit_status();
+  if (status == 0 && failures_ > 0) return "ftmpirun: job survived " + what;
+  if (!always) return "";
+  if (status == 0) return "ftmpirun: job ended normally after " + what;
+  return "ftmpirun: job ended with status " + std::to_string(status) + " after " + what;
+}
 
 void JobOutcome::on_rank_exit(const proto::RankExit& e) {
   if (e.end != proto::EndKind::kNormal) return;

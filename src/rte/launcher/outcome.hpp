@@ -22,7 +22,10 @@ class JobOutcome {
   // The reason lines, e.g.
   //   ftmpirun: rank 3 (pid 4242 on host0) was killed by signal 9 (SIGKILL)
   //   ftmpirun: rank 3 (pid 4242 on host0) died: killed by signal 9; survivors notified
-  static std::string failure_line(const proto::ProcFailure& f, const std::string& host, bool job_continues);
+  static std::string failure_line(const proto::ProcFailure& f, const std::string& host, bool job_continues,
+                                  uint32_t epoch = 0);
+  //   ftmpirun: recovery round 1 done in 12.3 ms: epoch 1, 4 of 4 ranks alive; failed: 3.0; respawned: 3.1
+  static std::string round_line(const proto::RecoveryReport& r, int round, int32_t world_size);
   static std::string abort_line(const proto::AbortReport& a, const std::string& host);
 
   void on_failure(const proto::ProcFailure& f, const std::string& host, bool job_continues);
@@ -30,7 +33,18 @@ class JobOutcome {
   void on_signal(int sig);
   void on_daemon_lost(const std::string& host, const std::string& why);
   void on_startup_error(const std::string& line);
+  // The leader ended the job because it cannot go on (all dead, no respawn).
+  void on_job_failed(const proto::JobFailedReport& r);
   void on_rank_exit(const proto::RankExit& e);
+  void on_round_done(uint64_t duration_ns);
+
+  int failures() const { return failures_; }
+  int rounds() const { return rounds_; }
+  uint64_t recovering_ns() const { return recovering_ns_; }
+  // "ftmpirun: job survived 2 failures in 1 recovery rounds (15 ms recovering)"
+  // for a job that ended well after failures; with `always`, also a line for
+  // any other job. Empty when there is nothing to say.
+  std::string summary_line(bool always) const;
 
   bool ending() const { return cause_.has_value(); }
   int exit_status() const;
@@ -42,6 +56,9 @@ class JobOutcome {
   std::optional<int> cause_;
   std::vector<std::string> final_lines_;
   bool any_failure_ = false;
+  int failures_ = 0;
+  int rounds_ = 0;
+  uint64_t recovering_ns_ = 0;
   bool any_normal_ = false;
   int32_t first_bad_slot_ = -1;
   int first_bad_status_ = 0;

@@ -93,12 +93,13 @@ void ProcEndMsg<T>::encode(Encoder& e) const {
   e.i32(pid);
   put_exit(e, exit);
   e.u8(static_cast<uint8_t>(end));
+  e.u8(started ? 1 : 0);
 }
 template <MsgType T>
 bool ProcEndMsg<T>::decode(Decoder& d) {
   who = get_proc(d);
   pid = d.i32();
-  return get_exit(d, exit) && get_end(d, end) && who.valid();
+  return get_exit(d, exit) && get_end(d, end) && get_bool(d, started) && who.valid();
 }
 template struct ProcEndMsg<MsgType::kRankExit>;
 template struct ProcEndMsg<MsgType::kProcExit>;
@@ -112,8 +113,13 @@ bool StdinCredit::decode(Decoder& d) {
 void FailureReport::encode(Encoder& e) const {
   put_failure(e, failure);
   e.u8(job_continues ? 1 : 0);
+  e.u64(wall_ns);
 }
-bool FailureReport::decode(Decoder& d) { return get_failure(d, failure) && get_bool(d, job_continues); }
+bool FailureReport::decode(Decoder& d) {
+  if (!get_failure(d, failure) || !get_bool(d, job_continues)) return false;
+  wall_ns = d.u64();
+  return d.ok();
+}
 
 void AbortReport::encode(Encoder& e) const {
   put_proc(e, who);
@@ -152,6 +158,8 @@ void JobStart::encode(Encoder& e) const {
   e.u32(grace_ms);
   e.i32(stdin_slot);
   e.u32(epoch);
+  e.u32(max_respawn);
+  e.u8(trace ? 1 : 0);
 }
 
 bool JobStart::decode(Decoder& d) {
@@ -175,7 +183,8 @@ bool JobStart::decode(Decoder& d) {
   grace_ms = d.u32();
   stdin_slot = d.i32();
   epoch = d.u32();
-  if (!d.ok() || world_size < 1 || hosts.empty() || leader < 0 ||
+  max_respawn = d.u32();
+  if (!get_bool(d, trace) || world_size < 1 || hosts.empty() || leader < 0 ||
       leader >= static_cast<int32_t>(hosts.size()) || program.empty() ||
       stdin_slot < -1 || stdin_slot >= world_size)
     return false;
@@ -217,8 +226,6 @@ bool PeerHello::decode(Decoder& d) {
   return d.ok() && host >= 0;
 }
 
-void FenceUp::encode(Encoder& e) const { put_procs(e, procs); }
-bool FenceUp::decode(Decoder& d) { return get_procs(d, procs); }
 
 void AbortUp::encode(Encoder& e) const {
   put_proc(e, who);
@@ -251,6 +258,117 @@ void EventDown::encode(Encoder& e) const {
 bool EventDown::decode(Decoder& d) {
   kind = d.u8();
   return d.ok() && kind == kProcFailed && get_failure(d, failure);
+}
+
+void RankStart::encode(Encoder& e) const {
+  put_proc(e, who);
+  e.i32(pid);
+  e.u64(wall_ns);
+}
+bool RankStart::decode(Decoder& d) {
+  who = get_proc(d);
+  pid = d.i32();
+  wall_ns = d.u64();
+  return d.ok() && who.valid();
+}
+
+void Trace::encode(Encoder& e) const {
+  e.u8(kind);
+  put_proc(e, who);
+  e.i32(pid);
+  e.u64(seq);
+  e.u32(count);
+  e.u64(wall_ns);
+}
+bool Trace::decode(Decoder& d) {
+  kind = d.u8();
+  who = get_proc(d);
+  pid = d.i32();
+  seq = d.u64();
+  count = d.u32();
+  wall_ns = d.u64();
+  return d.ok() && kind >= kDetected && kind <= kReleased && who.slot >= -1;
+}
+
+void InjectResult::encode(Encoder& e) const {
+  e.u32(request_id);
+  e.u8(ok ? 1 : 0);
+  put_proc(e, who);
+  e.i32(pid);
+  e.str(message);
+  e.u64(wall_ns);
+}
+bool InjectResult::decode(Decoder& d) {
+  request_id = d.u32();
+  if (!get_bool(d, ok)) return false;
+  who = get_proc(d);
+  pid = d.i32();
+  message = d.str(kMaxName);
+  wall_ns = d.u64();
+  return d.ok() && who.slot >= -1;
+}
+
+void RecoveryReport::encode(Encoder& e) const {
+  e.u8(kind);
+  e.u32(epoch);
+  e.u32(alive);
+  put_procs(e, failed);
+  put_procs(e, respawned);
+  e.u64(last_event_seq);
+  e.u64(duration_ns);
+  e.u64(wall_ns);
+}
+bool RecoveryReport::decode(Decoder& d) {
+  kind = d.u8();
+  epoch = d.u32();
+  alive = d.u32();
+  if (!get_procs(d, failed) || !get_procs(d, respawned)) return false;
+  last_event_seq = d.u64();
+  duration_ns = d.u64();
+  wall_ns = d.u64();
+  return d.ok() && (kind == kBegin || kind == kDone);
+}
+
+void JobFailedReport::encode(Encoder& e) const {
+  e.i32(exit_code);
+  e.str(message);
+}
+bool JobFailedReport::decode(Decoder& d) {
+  exit_code = d.i32();
+  message = d.str(kMaxName);
+  return d.ok();
+}
+
+void InjectKill::encode(Encoder& e) const {
+  e.u32(request_id);
+  e.i32(slot);
+  e.i32(signal);
+}
+bool InjectKill::decode(Decoder& d) {
+  request_id = d.u32();
+  slot = d.i32();
+  signal = d.i32();
+  return d.ok() && slot >= -1 && signal > 0 && signal < 65;
+}
+
+void KillReply::encode(Encoder& e) const {
+  e.u8(ok ? 1 : 0);
+  e.str(message);
+}
+bool KillReply::decode(Decoder& d) {
+  if (!get_bool(d, ok)) return false;
+  message = d.str(kMaxName);
+  return d.ok();
+}
+
+void Respawn::encode(Encoder& e) const {
+  put_proc(e, who);
+  e.i32(host);
+}
+bool Respawn::decode(Decoder& d) {
+  who = get_proc(d);
+  host = d.i32();
+  return d.ok() && who.valid() && who.incarnation > 0 && host >= 0;
 }
 
 }  // namespace ftmpi::rte::proto

@@ -80,6 +80,7 @@ struct ProcEndMsg {
   int32_t pid = 0;
   ExitInfo exit;
   EndKind end = EndKind::kNormal;
+  bool started = false;  // it said HELLO (a respawn that never did failed to start)
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const ProcEndMsg&, const ProcEndMsg&) = default;
@@ -98,10 +99,55 @@ struct StdinCredit {
 
 using DaemonDone = EmptyMsg<MsgType::kDaemonDone>;
 
+// A rank process was started (first start or respawn); wall_ns: CLOCK_REALTIME.
+struct RankStart {
+  static constexpr MsgType kType = MsgType::kRankStart;
+  ProcId who;
+  int32_t pid = 0;
+  uint64_t wall_ns = 0;
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const RankStart&, const RankStart&) = default;
+};
+
+// Timeline points only a daemon sees; sent when JOB_START asked for traces.
+struct Trace {
+  static constexpr MsgType kType = MsgType::kTrace;
+  enum Kind : uint8_t {
+    kDetected = 1,  // a rank was reaped before its fence: who, pid
+    kNotified = 2,  // PROC_FAILED seq about `who` went to `count` local ranks
+    kReleased = 3,  // RECOVER_DONE (up to event seq) went to `count` local ranks
+  };
+  uint8_t kind = kDetected;
+  ProcId who;  // slot -1 for kReleased
+  int32_t pid = 0;
+  uint64_t seq = 0;
+  uint32_t count = 0;
+  uint64_t wall_ns = 0;
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const Trace&, const Trace&) = default;
+};
+
+// Answer to INJECT_KILL: what the daemon did.
+struct InjectResult {
+  static constexpr MsgType kType = MsgType::kInjectResult;
+  uint32_t request_id = 0;
+  bool ok = false;
+  ProcId who;  // slot -1: the daemon itself
+  int32_t pid = 0;
+  std::string message;  // why not, when !ok
+  uint64_t wall_ns = 0;
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const InjectResult&, const InjectResult&) = default;
+};
+
 struct FailureReport {
   static constexpr MsgType kType = MsgType::kFailureReport;
   ProcFailure failure;
   bool job_continues = false;  // FT modes: survivors were notified
+  uint64_t wall_ns = 0;        // when the leader sequenced it (CLOCK_REALTIME)
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const FailureReport&, const FailureReport&) = default;
@@ -117,6 +163,45 @@ struct AbortReport {
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const AbortReport&, const AbortReport&) = default;
+};
+
+// Leader only: every live rank has its card (MPI_Init done everywhere).
+struct InitReport {
+  static constexpr MsgType kType = MsgType::kInitReport;
+  uint64_t wall_ns = 0;
+  void encode(Encoder& e) const { e.u64(wall_ns); }
+  bool decode(Decoder& d) {
+    wall_ns = d.u64();
+    return d.ok();
+  }
+  friend bool operator==(const InitReport&, const InitReport&) = default;
+};
+
+// Leader only: a recovery round began or completed.
+struct RecoveryReport {
+  static constexpr MsgType kType = MsgType::kRecoveryReport;
+  enum Kind : uint8_t { kBegin = 1, kDone = 2 };
+  uint8_t kind = kBegin;
+  uint32_t epoch = 0;  // begin: the epoch the round will install; done: installed
+  uint32_t alive = 0;  // live processes (done)
+  std::vector<ProcId> failed;     // the episode's failures known so far
+  std::vector<ProcId> respawned;  // done: processes that joined through this round
+  uint64_t last_event_seq = 0;
+  uint64_t duration_ns = 0;  // done: since the round began
+  uint64_t wall_ns = 0;
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const RecoveryReport&, const RecoveryReport&) = default;
+};
+
+// Leader only: the job cannot go on (all dead, respawn impossible); it is ending.
+struct JobFailedReport {
+  static constexpr MsgType kType = MsgType::kJobFailedReport;
+  int32_t exit_code = 1;
+  std::string message;  // one line, without the "ftmpirun: " prefix
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const JobFailedReport&, const JobFailedReport&) = default;
 };
 
 // ---- launcher -> daemon ----
@@ -142,6 +227,8 @@ struct JobStart {
   uint32_t grace_ms = 1000;
   int32_t stdin_slot = 0;  // -1: nobody reads stdin
   uint32_t epoch = 0;
+  uint32_t max_respawn = 10;  // FTMPI_MAX_RESPAWN: failures of a slot without completing a round
+  bool trace = false;         // daemons send TRACE frames (--timeline)
   void encode(Encoder& e) const;
   // Also checks that the slots of all hosts are exactly 0..world_size-1.
   bool decode(Decoder& d);
@@ -169,6 +256,40 @@ struct Terminate {
 
 using Shutdown = EmptyMsg<MsgType::kShutdown>;
 
+// Fault injection: the daemon owning `slot` sends it `signal`; slot -1: the
+// daemon SIGKILLs all its ranks and then itself (the loss of a host).
+struct InjectKill {
+  static constexpr MsgType kType = MsgType::kInjectKill;
+  uint32_t request_id = 0;
+  int32_t slot = -1;
+  int32_t signal = 9;
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const InjectKill&, const InjectKill&) = default;
+};
+
+// ---- control client (ftmpirun --kill) <-> launcher ----
+
+struct KillRequest {
+  static constexpr MsgType kType = MsgType::kKillRequest;
+  int32_t slot = 0;
+  void encode(Encoder& e) const { e.i32(slot); }
+  bool decode(Decoder& d) {
+    slot = d.i32();
+    return d.ok() && slot >= 0;
+  }
+  friend bool operator==(const KillRequest&, const KillRequest&) = default;
+};
+
+struct KillReply {
+  static constexpr MsgType kType = MsgType::kKillReply;
+  bool ok = false;
+  std::string message;  // one line for the user
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const KillReply&, const KillReply&) = default;
+};
+
 // ---- daemon <-> daemon ----
 
 struct PeerHello {
@@ -182,13 +303,18 @@ struct PeerHello {
 
 using CardsUp = CardListMsg<MsgType::kCardsUp>;
 
-struct FenceUp {
-  static constexpr MsgType kType = MsgType::kFenceUp;
+template <MsgType T>
+struct ProcListMsg {  // FENCE_UP, RECOVER_UP
+  static constexpr MsgType kType = T;
   std::vector<ProcId> procs;
-  void encode(Encoder& e) const;
-  bool decode(Decoder& d);
-  friend bool operator==(const FenceUp&, const FenceUp&) = default;
+  void encode(Encoder& e) const { put_procs(e, procs); }
+  bool decode(Decoder& d) { return get_procs(d, procs); }
+  friend bool operator==(const ProcListMsg&, const ProcListMsg&) = default;
 };
+using FenceUp = ProcListMsg<MsgType::kFenceUp>;
+// Local ranks that asked for a recovery round, sent once every local rank
+// the round waits for has asked (like CARDS_UP for the card exchange).
+using RecoverUp = ProcListMsg<MsgType::kRecoverUp>;
 
 struct AbortUp {
   static constexpr MsgType kType = MsgType::kAbortUp;
@@ -228,5 +354,20 @@ using EndJob = ExitCodeMsg<MsgType::kEndJob>;
 
 // Leader -> the daemon hosting `who`: a peer suspects it; check it now.
 using CheckProc = ProcMsg<MsgType::kCheckProc>;
+
+// Leader -> all: slot who.slot lives on as incarnation who.incarnation on
+// `host`, whose daemon starts it (REBUILD). Every daemon updates its JobState.
+struct Respawn {
+  static constexpr MsgType kType = MsgType::kRespawn;
+  ProcId who;
+  int32_t host = 0;
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const Respawn&, const Respawn&) = default;
+};
+
+// Leader -> all: the recovery round is complete; daemons pass it to the ranks
+// that asked (RECOVER_DONE) and to the respawned ranks that joined.
+using RecoverDoneDown = RecoveryMsg<MsgType::kRecoverDoneDown>;
 
 }  // namespace ftmpi::rte::proto

@@ -1,0 +1,189 @@
+// What the daemons and the leader report to the launcher: output, rank starts
+// and ends, failures, recovery rounds, traces. Each is printed as it happens
+// where a user wants to see it, and written to the timeline.
+#include "base/log.hpp"
+#include "rte/common/process.hpp"
+#include "rte/launcher/launcher.hpp"
+
+namespace ftmpi::rte {
+
+using proto::MsgType;
+
+namespace {
+
+std::vector<int64_t> slots_of(const std::vector<ProcId>& v) {
+  std::vector<int64_t> out;
+  for (const ProcId& p : v) out.push_back(p.slot);
+  return out;
+}
+
+const char* end_name(proto::EndKind k) {
+  switch (k) {
+    case proto::EndKind::kNormal: return "normal";
+    case proto::EndKind::kFailure: return "failure";
+    default: return "terminated";
+  }
+}
+
+const char* how_name(uint8_t how) {
+  switch (how) {
+    case proto::ExitInfo::kExited: return "exited";
+    case proto::ExitInfo::kSignaled: return "signaled";
+    default: return "lost";
+  }
+}
+
+}  // namespace
+
+void Launcher::record(const TimelineEvent& e, uint64_t wall_ns) {
+  if (timeline_.enabled()) timeline_.write(e, wall_ns ? wall_ns : wall_clock_ns());
+}
+
+bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
+  using proto::with_parsed;
+  int32_t host = static_cast<int32_t>(&d - daemons_.data());
+  switch (static_cast<MsgType>(f.type)) {
+    case MsgType::kIo:
+      return with_parsed<proto::Io>(f, [&](auto& m) { on_output(m); });
+    case MsgType::kIoEof:
+      return with_parsed<proto::IoEof>(f, [&](auto& m) { out_.eof(m.slot, m.stream); });
+    case MsgType::kRankStart:
+      return with_parsed<proto::RankStart>(f, [&](auto& m) { on_rank_start(host, m); });
+    case MsgType::kRankExit:
+      return with_parsed<proto::RankExit>(f, [&](auto& m) { on_rank_exit(host, m); });
+    case MsgType::kStdinCredit:
+      return host == stdin_host_ &&
+             with_parsed<proto::StdinCredit>(f, [&](auto& m) { on_stdin_credit(m.bytes); });
+    case MsgType::kDaemonDone:
+      return with_parsed<proto::DaemonDone>(f, [&](auto&) {
+        d.done = true;
+        maybe_shutdown();
+      });
+    case MsgType::kTrace:
+      return with_parsed<proto::Trace>(f, [&](auto& m) { on_trace(host, m); });
+    case MsgType::kInjectResult:
+      return with_parsed<proto::InjectResult>(f, [&](auto& m) { on_inject_result(host, m); });
+    case MsgType::kFailureReport:
+      return with_parsed<proto::FailureReport>(f, [&](auto& m) { on_failure_report(m); });
+    case MsgType::kAbortReport:
+      return with_parsed<proto::AbortReport>(f, [&](auto& m) {
+        record(TimelineEvent("abort").add("rank", m.who.slot).add("incarnation", m.who.incarnation)
+                   .add("pid", m.pid).add("host", host_name(m.host)).add("code", m.code).add("message", m.message));
+        outcome_.on_abort(m, host_name(m.host));
+      });
+    case MsgType::kInitReport:
+      return with_parsed<proto::InitReport>(f, [&](auto& m) {
+        record(TimelineEvent("init_done").add("epoch", epoch_), m.wall_ns);
+        init_done_ = true;
+        schedule_injections();
+      });
+    case MsgType::kRecoveryReport:
+      return with_parsed<proto::RecoveryReport>(f, [&](auto& m) { on_recovery_report(m); });
+    case MsgType::kJobFailedReport:
+      return with_parsed<proto::JobFailedReport>(f, [&](auto& m) {
+        record(TimelineEvent("job_failed").add("message", m.message));
+        outcome_.on_job_failed(m);
+      });
+    default: return false;
+  }
+}
+
+void Launcher::on_rank_start(int32_t host, const proto::RankStart& m) {
+  if (m.who.slot >= np_) return;
+  SlotInfo& s = slots_[static_cast<size_t>(m.who.slot)];
+  s = SlotInfo{m.who, host, m.pid, true};
+  bool respawn = m.who.incarnation > 0;
+  record(TimelineEvent(respawn ? "respawn" : "rank_start")
+             .add("rank", m.who.slot)
+             .add("incarnation", m.who.incarnation)
+             .add("pid", m.pid)
+             .add("host", host_name(host))
+             .add("epoch", epoch_),
+         m.wall_ns);
+  if (respawn)
+    say("ftmpirun: rank " + std::to_string(m.who.slot) + " respawned as incarnation " +
+        std::to_string(m.who.incarnation) + " (pid " + std::to_string(m.pid) + " on " + host_name(host) + ")");
+}
+
+void Launcher::on_rank_exit(int32_t host, const proto::RankExit& m) {
+  FTMPI_LOG(kDebug, "ftmpirun", "rank %d (pid %d) %s", m.who.slot, m.pid, describe_exit(m.exit).c_str());
+  if (m.who.slot < np_) {
+    SlotInfo& s = slots_[static_cast<size_t>(m.who.slot)];
+    if (s.id == m.who) s.alive = false;
+  }
+  record(TimelineEvent("rank_exit")
+             .add("rank", m.who.slot)
+             .add("incarnation", m.who.incarnation)
+             .add("pid", m.pid)
+             .add("host", host_name(host))
+             .add("how", how_name(m.exit.how))
+             .add("value", m.exit.value)
+             .add("end", end_name(m.end)));
+  outcome_.on_rank_exit(m);
+}
+
+void Launcher::on_failure_report(const proto::FailureReport& m) {
+  const proto::ProcFailure& f = m.failure;
+  const std::string& where = host_name(f.host);
+  if (f.who.slot < np_) {
+    SlotInfo& s = slots_[static_cast<size_t>(f.who.slot)];
+    if (s.id == f.who) s.alive = false;
+  }
+  record(TimelineEvent("death")
+             .add("rank", f.who.slot)
+             .add("incarnation", f.who.incarnation)
+             .add("pid", f.pid)
+             .add("host", where)
+             .add("how", how_name(f.exit.how))
+             .add("value", f.exit.value)
+             .add("seq", f.seq)
+             .add("epoch", epoch_)
+             .add("job_continues", static_cast<int64_t>(m.job_continues)),
+         m.wall_ns);
+  if (m.job_continues) say(JobOutcome::failure_line(f, where, true, epoch_));
+  outcome_.on_failure(f, where, m.job_continues);
+}
+
+void Launcher::on_recovery_report(const proto::RecoveryReport& m) {
+  bool begin = m.kind == proto::RecoveryReport::kBegin;
+  if (begin) ++rounds_begun_;
+  TimelineEvent e(begin ? "recovery_begin" : "recovery_end");
+  e.add("round", rounds_begun_).add("epoch", m.epoch).add("failed", slots_of(m.failed)).add("seq", m.last_event_seq);
+  if (!begin) {
+    epoch_ = m.epoch;
+    outcome_.on_round_done(m.duration_ns);
+    e.add("alive", m.alive)
+        .add("respawned", slots_of(m.respawned))
+        .add("duration_ms", static_cast<double>(m.duration_ns) / 1e6);
+  }
+  record(e, m.wall_ns);
+  say(JobOutcome::round_line(m, rounds_begun_, np_));
+}
+
+void Launcher::on_trace(int32_t host, const proto::Trace& m) {
+  switch (m.kind) {
+    case proto::Trace::kDetected:
+      record(TimelineEvent("detection")
+                 .add("rank", m.who.slot)
+                 .add("incarnation", m.who.incarnation)
+                 .add("pid", m.pid)
+                 .add("host", host_name(host)),
+             m.wall_ns);
+      break;
+    case proto::Trace::kNotified:
+      record(TimelineEvent("notification")
+                 .add("rank", m.who.slot)
+                 .add("incarnation", m.who.incarnation)
+                 .add("seq", m.seq)
+                 .add("host", host_name(host))
+                 .add("notified", m.count),
+             m.wall_ns);
+      break;
+    default:
+      record(TimelineEvent("recovery_released").add("host", host_name(host)).add("seq", m.seq).add("released", m.count),
+             m.wall_ns);
+      break;
+  }
+}
+
+}  // namespace ftmpi::rte
