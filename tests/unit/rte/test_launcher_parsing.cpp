@@ -228,9 +228,14 @@ TEST(RteOutcome, ReasonLines) {
   EXPECT_EQ(JobOutcome::failure_line(failure(3, {ExitInfo::kExited, 7}), "host0", false),
             "ftmpirun: rank 3 (pid 4242 on host0) exited with status 7 before MPI_Finalize");
   EXPECT_EQ(JobOutcome::failure_line(failure(3, {ExitInfo::kSignaled, 9}), "host0", true),
-            "ftmpirun: rank 3 (pid 4242 on host0) died: killed by signal 9; survivors notified");
-  EXPECT_EQ(JobOutcome::failure_line(failure(1, {ExitInfo::kExited, 0}), "h", true),
-            "ftmpirun: rank 1 (pid 4242 on h) died: exited with status 0 before MPI_Finalize; survivors notified");
+            "ftmpirun: rank 3 (pid 4242 on host0) died: killed by signal 9 in epoch 0; survivors notified");
+  EXPECT_EQ(JobOutcome::failure_line(failure(1, {ExitInfo::kExited, 0}), "h", true, 3),
+            "ftmpirun: rank 1 (pid 4242 on h) died: exited with status 0 before MPI_Finalize in epoch 3; "
+            "survivors notified");
+  proto::ProcFailure again = failure(2, {ExitInfo::kLost, 0});
+  again.who.incarnation = 2;
+  EXPECT_EQ(JobOutcome::failure_line(again, "h", true, 1),
+            "ftmpirun: rank 2 (pid 4242 on h) died: lost with its daemon (incarnation 2) in epoch 1; survivors notified");
   proto::AbortReport a{ProcId{2, 0}, 0, 77, 5, "bad input"};
   EXPECT_EQ(JobOutcome::abort_line(a, "h"), "ftmpirun: rank 2 (pid 77 on h) called MPI_Abort with code 5: bad input");
 }

@@ -1,9 +1,9 @@
 // The leader's sequencing, without sockets: what it sends to daemons and to
 // the launcher for card exchange, fences, failures in each comm mode, aborts,
-// suspicions and lost daemons.
+// suspicions and lost daemons. Recovery rounds and respawns: test_leader_recovery.cpp.
 #include <gtest/gtest.h>
 
-#include "rte/daemon/leader.hpp"
+#include "leader_fixture.hpp"
 
 namespace ftmpi::rte {
 namespace {
@@ -12,61 +12,7 @@ using proto::EndKind;
 using proto::ExitInfo;
 using proto::Frame;
 using proto::MsgType;
-
-struct Recording : LeaderOutput {
-  std::vector<Frame> all, launcher;
-  std::vector<std::pair<int32_t, Frame>> one;
-  static Frame split(const std::vector<uint8_t>& b) {
-    Frame f;
-    EXPECT_TRUE(proto::split_frame(b, f));
-    return f;
-  }
-  void to_all_daemons(const std::vector<uint8_t>& b) override { all.push_back(split(b)); }
-  void to_daemon(int32_t host, const std::vector<uint8_t>& b) override { one.emplace_back(host, split(b)); }
-  void to_launcher(const std::vector<uint8_t>& b) override { launcher.push_back(split(b)); }
-};
-
-template <typename M>
-M as(const Frame& f) {
-  M m;
-  EXPECT_TRUE(proto::parse(f, m)) << proto::msg_name(f.type);
-  return m;
-}
-
-struct LeaderTest : ::testing::Test {
-  JobState state;
-  Recording out;
-  std::unique_ptr<Leader> leader;
-
-  // Two hosts: slots 0,1 on host 0 and 2,3 on host 1.
-  void start(CommMode mode) {
-    proto::JobStart job;
-    job.world_size = 4;
-    job.modes.comm = mode;
-    job.hosts = {proto::HostEntry{"a", "127.0.0.2", 1, {0, 1}}, proto::HostEntry{"b", "127.0.0.3", 2, {2, 3}}};
-    job.program = "p";
-    state.init(job);
-    leader = std::make_unique<Leader>(state, out);
-  }
-  template <typename M>
-  bool send(int32_t host, const M& m) {
-    Frame f;
-    EXPECT_TRUE(proto::split_frame(proto::make_frame(m), f));
-    return leader->on_frame(host, f);
-  }
-  static Card card(int32_t slot, int32_t host) {
-    Card c;
-    c.id = ProcId{slot, 0};
-    c.host = host;
-    c.pid = 100 + slot;
-    c.tcp_addr = "127.0.0.1";
-    c.tcp_port = static_cast<uint16_t>(5000 + slot);
-    return c;
-  }
-  void fail(int32_t host, int32_t slot, ExitInfo e = {ExitInfo::kSignaled, 9}) {
-    ASSERT_TRUE(send(host, proto::ProcExit{ProcId{slot, 0}, 100 + slot, e, EndKind::kFailure}));
-  }
-};
+using LeaderTest = LeaderFixture;
 
 TEST_F(LeaderTest, CardsAreReleasedOnlyWhenEveryLiveRankSentOne) {
   start(CommMode::kAbort);
@@ -127,8 +73,9 @@ TEST_F(LeaderTest, BlankModeSequencesFailuresAndCompletesGathers) {
   auto e2 = as<proto::EventDown>(out.all[2]);
   EXPECT_EQ(e2.failure.seq, 2u);
   EXPECT_EQ(e2.failure.who, (ProcId{1, 0}));
-  ASSERT_EQ(out.launcher.size(), 2u);
+  ASSERT_EQ(out.launcher.size(), 3u);  // failure, MPI_Init done, failure
   EXPECT_TRUE(as<proto::FailureReport>(out.launcher[0]).job_continues);
+  EXPECT_EQ(out.launcher[1].type, static_cast<uint16_t>(MsgType::kInitReport));
   EXPECT_EQ(state.events().size(), 2u);
   EXPECT_EQ(state.proc(3).state, ProcState::kDead);
   EXPECT_FALSE(leader->ending());

@@ -2,6 +2,8 @@
 // rejects wrong types, truncation, trailing bytes and out-of-range fields.
 #include <gtest/gtest.h>
 
+#include <type_traits>
+
 #include "rte/proto/frame.hpp"
 #include "rte/proto/rank_messages.hpp"
 #include "rte/proto/runtime_messages.hpp"
@@ -51,6 +53,15 @@ void check_round_trip(const M& m) {
   EXPECT_FALSE(parse(longer, y)) << msg_name(f.type) << " accepted a trailing byte";
 }
 
+RecoveryResult sample_recovery() {
+  RecoveryResult r;
+  r.epoch = 3;
+  r.cards = {sample_card(0), Card{ProcId{1, 2}, -1, 0, "", 0}, sample_card(2)};
+  r.failed = {ProcId{1, 1}, ProcId{1, 2}};
+  r.last_event_seq = 9;
+  return r;
+}
+
 Boot sample_boot() {
   Boot b;
   b.self = ProcId{2, 1};
@@ -83,6 +94,8 @@ JobStart sample_job() {
   j.grace_ms = 250;
   j.stdin_slot = 0;
   j.epoch = 2;
+  j.max_respawn = 3;
+  j.trace = true;
   return j;
 }
 
@@ -97,16 +110,33 @@ TEST(RteMessages, RankLinkRoundTrips) {
   check_round_trip(FenceDone{});
   check_round_trip(ProcFailed{ProcId{6, 0}, 99});
   check_round_trip(JobAbort{130});
+  check_round_trip(RecoverReq{17});
+  check_round_trip(RecoverDone{sample_recovery()});
 }
 
 TEST(RteMessages, RuntimeLinkRoundTrips) {
   check_round_trip(DaemonHello{kProtocolVersion, 2, 777, 40000});
   check_round_trip(Io{3, Io::kStderr, std::string("a\0b\n", 4)});
   check_round_trip(IoEof{3, Io::kStdout});
-  check_round_trip(RankExit{ProcId{1, 0}, 55, ExitInfo{ExitInfo::kExited, 7}, EndKind::kFailure});
+  check_round_trip(RankExit{ProcId{1, 0}, 55, ExitInfo{ExitInfo::kExited, 7}, EndKind::kFailure, true});
+  check_round_trip(RankStart{ProcId{1, 2}, 56, 1700000000123456789ull});
+  check_round_trip(Trace{Trace::kNotified, ProcId{4, 1}, 77, 5, 3, 123});
+  check_round_trip(Trace{Trace::kReleased, ProcId{}, 0, 5, 7, 124});
+  check_round_trip(InjectResult{9, true, ProcId{2, 1}, 555, "", 99});
+  check_round_trip(InjectResult{10, false, ProcId{-1, 0}, 0, "rank 2 is not running on this host", 98});
+  check_round_trip(InitReport{42});
+  check_round_trip(RecoveryReport{RecoveryReport::kDone, 2, 7, {ProcId{1, 0}}, {ProcId{1, 1}}, 4, 12345, 6789});
+  check_round_trip(JobFailedReport{1, "every process of the job has died"});
+  check_round_trip(InjectKill{3, 5, 9});
+  check_round_trip(InjectKill{4, -1, 9});
+  check_round_trip(KillRequest{3});
+  check_round_trip(KillReply{true, "killed rank 3"});
+  check_round_trip(RecoverUp{{ProcId{0, 0}, ProcId{5, 3}}});
+  check_round_trip(Respawn{ProcId{5, 4}, 1});
+  check_round_trip(RecoverDoneDown{sample_recovery()});
   check_round_trip(StdinCredit{65536});
   check_round_trip(DaemonDone{});
-  check_round_trip(FailureReport{sample_failure(), true});
+  check_round_trip(FailureReport{sample_failure(), true, 1700000000000000000ull});
   check_round_trip(AbortReport{ProcId{2, 0}, 1, 99, -3, "bye"});
   check_round_trip(sample_job());
   check_round_trip(Stdin{"input\n"});
@@ -161,6 +191,32 @@ TEST(RteMessages, OutOfRangeFieldsAreRejected) {
   ASSERT_TRUE(split_frame(make_frame(lie), f));
   Boot back;
   EXPECT_FALSE(parse(f, back));
+}
+
+TEST(RteMessages, RecoveryMessagesRejectImpossibleContent) {
+  auto rejects = [](const auto& m) {
+    Frame f;
+    EXPECT_TRUE(split_frame(make_frame(m), f));
+    std::decay_t<decltype(m)> back;
+    return !parse(f, back);
+  };
+  RecoverDone out_of_order{sample_recovery()};
+  std::swap(out_of_order.result.cards[0], out_of_order.result.cards[2]);
+  EXPECT_TRUE(rejects(out_of_order)) << "cards must be indexed by slot";
+  RecoverDone stranger{sample_recovery()};
+  stranger.result.failed.push_back(ProcId{3, 0});
+  EXPECT_TRUE(rejects(stranger)) << "a failed slot outside the table";
+  RecoverDone empty{sample_recovery()};
+  empty.result.cards.clear();
+  empty.result.failed.clear();
+  EXPECT_TRUE(rejects(empty));
+  EXPECT_TRUE(rejects(Respawn{ProcId{5, 0}, 1})) << "a respawn is incarnation 1 or later";
+  EXPECT_TRUE(rejects(Respawn{ProcId{5, 1}, -1}));
+  EXPECT_TRUE(rejects(InjectKill{1, -2, 9}));
+  EXPECT_TRUE(rejects(InjectKill{1, 0, 0}));
+  EXPECT_TRUE(rejects(KillRequest{-1}));
+  EXPECT_TRUE(rejects(Trace{0, ProcId{1, 0}, 0, 0, 0, 0}));
+  EXPECT_TRUE(rejects(RecoveryReport{3, 1, 1, {}, {}, 0, 0, 0}));
 }
 
 TEST(RteMessages, JobStartMustPlaceEverySlotOnce) {
