@@ -89,9 +89,11 @@ def recover(ctx, mode, np, victims, ask="all"):
         expect(re.search(rf"^ftmpirun: rank {v} \(pid \d+ on \S+\) died: killed by signal 9 in epoch 0; "
                          r"survivors notified$", j.err, re.M), f"no failure line for rank {v}")
         if mode == "rebuild":
-            expect(re.search(rf"^ftmpirun: rank {v} respawned as incarnation 1 \(pid \d+ on \S+\)$", j.err, re.M),
+            expect(re.search(rf"^ftmpirun: respawning rank {v} as incarnation 1 on \S+$", j.err, re.M),
                    f"no respawn line for rank {v}")
-    expect(("respawned as" in j.err) == (mode == "rebuild"), "respawn lines only in rebuild mode")
+            # Printed in the leader's order: after the failure it answers.
+            expect(j.err.index(f"rank {v} (pid") < j.err.index(f"respawning rank {v} "), "respawn before failure")
+    expect(("respawning rank" in j.err) == (mode == "rebuild"), "respawn lines only in rebuild mode")
     expect_summary(j, len(victims), 1)
     return j
 
@@ -163,6 +165,33 @@ def case_recover_two_episodes_blank(ctx):
     two_episodes(ctx, "blank")
 
 
+def two_hosts(ctx, mode):
+    # Victims on both daemons; the leader's notices, respawns and rounds cross
+    # the daemon link; the second episode's victim is on the other host.
+    j = ft_run(ctx, mode, 6, ["victims=1,4", "delay=200", "ask=first", "late=5"],
+               launcher=["--host", "127.0.0.2:3,127.0.0.3:3"])
+    expect_code(j, 0)
+    if mode == "rebuild":
+        table = table_of(6, incarnations={1: 1, 4: 1, 5: 1})
+    else:
+        table = table_of(6, dead=(1, 4, 5))
+    expect_recovered(j, 6, table, epoch=2, covered=3)
+    done = expect_round_lines(j, 2, 6)
+    expect(done[0][3] == "1.0 4.0" and done[1][3] == "5.0", f"rounds' failures: {done}")
+    for v, host in ((1, "127.0.0.2"), (4, "127.0.0.3")):
+        expect(re.search(rf"^ftmpirun: rank {v} \(pid \d+ on {host}\) died", j.err, re.M), f"rank {v} on {host}")
+    expect("ftmpid" not in j.err, "a daemon complained")
+    expect_summary(j, 3, 2)
+
+
+def case_recover_two_hosts_rebuild(ctx):
+    two_hosts(ctx, "rebuild")
+
+
+def case_recover_two_hosts_shrink(ctx):
+    two_hosts(ctx, "shrink")
+
+
 def case_recover_refail_rebuild(ctx):
     # Slot 2 dies, and its incarnations 1 and 2 die again before joining.
     j = ft_run(ctx, "rebuild", 4, ["victims=2", "refail=2:3", "ask=first"])
@@ -172,7 +201,7 @@ def case_recover_refail_rebuild(ctx):
     done = expect_round_lines(j, 1, 4)
     expect(done[0][3] == "2.0 2.1 2.2" and done[0][4] == "2.3", f"round: failed {done[0][3]}, respawned {done[0][4]}")
     for inc in (1, 2, 3):
-        expect(f"rank 2 respawned as incarnation {inc} " in j.err, f"no respawn line for incarnation {inc}")
+        expect(f"respawning rank 2 as incarnation {inc} on " in j.err, f"no respawn line for incarnation {inc}")
     expect_summary(j, 3, 1)
 
 
@@ -231,14 +260,14 @@ def case_recover_single_rebuild(ctx):
     j = ft_run(ctx, "rebuild", 1, ["victims=0"])
     expect_code(j, 1)
     expect("every process of the job has died" in j.err, "no clear message")
-    expect("respawned" not in j.err, "respawned with nobody alive")
+    expect("respawning" not in j.err, "respawned with nobody alive")
 
 
 def case_recover_none_in_ignore_mode(ctx):
     # Recovery mode ignore: notices, but no rounds and no respawn.
     j = run(ctx, ["-np", "4", "--ft-comm-mode=rebuild", "--ft-recovery-mode=ignore"], ["notices", "2"])
     expect_code(j, 0)
-    expect("respawned" not in j.err and not re.search(r"recovery round \d", j.err), "rounds or respawns in ignore mode")
+    expect("respawning" not in j.err and not re.search(r"recovery round \d", j.err), "rounds or respawns in ignore mode")
     expect(len(re.findall(r"^rank \d saw 1:2\.0$", j.out, re.M)) == 3, "survivors were not notified")
 
 

@@ -70,7 +70,8 @@ bool Daemon::connect_leader() {
   Connection::Handlers h;
   h.on_frame = [this](const proto::Frame& f) { from_leader(f); };
   h.on_close = [this](const std::string& why) {
-    if (stop_) return;
+    // At the end of a job the leader may exit on SHUTDOWN before ours arrives.
+    if (stop_ || done_sent_) return;
     // No succession yet: without its leader this daemon cannot serve the job.
     FTMPI_LOG(kError, "ftmpid", "lost the leader daemon (%s); ending local ranks", why.c_str());
     terminate(1, false);

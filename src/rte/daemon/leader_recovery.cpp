@@ -155,7 +155,9 @@ void Leader::respawn(int32_t slot) {
   fenced_[s] = false;
   cards_[s].reset();
   FTMPI_LOG(kInfo, "leader", "respawning rank %d as incarnation %u on host %d", slot, next.incarnation, host);
-  out_.to_all_daemons(proto::make_frame(proto::Respawn{next, host}));
+  std::vector<uint8_t> frame = proto::make_frame(proto::Respawn{next, host});
+  out_.to_all_daemons(frame);
+  out_.to_launcher(frame);  // after the failure report, on the same link
 }
 
 }  // namespace ftmpi::rte

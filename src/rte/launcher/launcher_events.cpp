@@ -77,6 +77,11 @@ bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
         init_done_ = true;
         schedule_injections();
       });
+    case MsgType::kRespawn:
+      return with_parsed<proto::Respawn>(f, [&](auto& m) {
+        say("ftmpirun: respawning rank " + std::to_string(m.who.slot) + " as incarnation " +
+            std::to_string(m.who.incarnation) + " on " + host_name(m.host));
+      });
     case MsgType::kRecoveryReport:
       return with_parsed<proto::RecoveryReport>(f, [&](auto& m) { on_recovery_report(m); });
     case MsgType::kJobFailedReport:
@@ -100,9 +105,6 @@ void Launcher::on_rank_start(int32_t host, const proto::RankStart& m) {
              .add("host", host_name(host))
              .add("epoch", epoch_),
          m.wall_ns);
-  if (respawn)
-    say("ftmpirun: rank " + std::to_string(m.who.slot) + " respawned as incarnation " +
-        std::to_string(m.who.incarnation) + " (pid " + std::to_string(m.pid) + " on " + host_name(host) + ")");
 }
 
 void Launcher::on_rank_exit(int32_t host, const proto::RankExit& m) {
