@@ -63,6 +63,7 @@ void Launcher::fire_injection(size_t spec, int k) {
     say("ftmpirun: injection '" + s.text + "' skipped: " + skipped);
     return;
   }
+  uint64_t when = wall_clock_ns();  // before the kill: the daemon's stamps follow it
   uint32_t id = send_kill(slot, host);
   TimelineEvent e("inject");
   e.add("spec", s.text).add("request", id);
@@ -70,7 +71,7 @@ void Launcher::fire_injection(size_t spec, int k) {
     e.add("rank", slot).add("incarnation", slots_[static_cast<size_t>(slot)].id.incarnation);
   else
     e.add("host", s.host);
-  record(e);
+  record(e, when);
   say("ftmpirun: injecting failure: kill " + what);
 }
 
@@ -124,9 +125,10 @@ bool Launcher::on_control_request(Connection* c, const proto::Frame& f) {
     reply_and_close(c, false, "rank " + std::to_string(m.slot) + " is not running");
     return true;
   }
-  record(TimelineEvent("kill_request").add("rank", m.slot));
-  say("ftmpirun: kill request from another terminal: rank " + std::to_string(m.slot));
+  uint64_t when = wall_clock_ns();
   uint32_t id = send_kill(m.slot, -1);
+  record(TimelineEvent("kill_request").add("rank", m.slot).add("request", id), when);
+  say("ftmpirun: kill request from another terminal: rank " + std::to_string(m.slot));
   if (id == 0) {
     reply_and_close(c, false, "the daemon of rank " + std::to_string(m.slot) + " is gone");
     return true;
