@@ -27,9 +27,9 @@ void Engine::cancel(Request* w) {
   const uint64_t msg_id = buffered ? w->remote_req : w->id;
   Request* m = buffered ? pool_.find(msg_id) : w;
   if (m && m->proto == Proto::kQueued && unqueue(m)) {  // never left this process
-    m->cancelled = true;
+    mark_withdrawn(m);
     complete(m);
-    w->cancelled = true;
+    mark_withdrawn(w);
     return;
   }
   Peer& p = peer(w->peer_slot);
@@ -37,10 +37,10 @@ void Engine::cancel(Request* w) {
   if (p.via == Via::kSelf) {
     if (!withdraw_unexpected(w->ctx, self_.slot, msg_id)) return;  // already received
     if (m && m->proto != Proto::kDone) {
-      m->cancelled = true;
+      mark_withdrawn(m);
       complete(m);
     }
-    w->cancelled = true;
+    mark_withdrawn(w);
     return;
   }
   w->cancel_pending = true;
@@ -51,6 +51,13 @@ void Engine::cancel(Request* w) {
   c.rreq = w->id;
   c.offset = w->ctx;
   send_ctl(w->peer_slot, c);
+}
+
+void Engine::mark_withdrawn(Request* r) {
+  // A send withdrawn because a failure interrupted its blocking call did not
+  // deliver and reports the failure; one the user cancelled is "cancelled".
+  if (r->ft_interrupted) r->st_err = Err::kOther;
+  else r->cancelled = true;
 }
 
 bool Engine::unqueue(Request* m) {
@@ -91,7 +98,7 @@ void Engine::on_cancel_reply(const CtlHdr& c) {
   Request* m = pool_.find(c.sreq);
   if (withdrawn && m && m->proto != Proto::kDone) {
     // Never matched, so no CTS, FIN or ACK will come for it.
-    m->cancelled = true;
+    mark_withdrawn(m);
     if (m->id == c.rreq) m->cancel_pending = false;
     complete(m);  // may release m (and so w, when they are the same)
   }
@@ -101,7 +108,7 @@ void Engine::on_cancel_reply(const CtlHdr& c) {
 void Engine::end_cancel_wait(Request* w, bool withdrawn) {
   if (!w->cancel_pending) return;
   w->cancel_pending = false;
-  if (withdrawn) w->cancelled = true;
+  if (withdrawn) mark_withdrawn(w);
   if (w->proto == Proto::kDone) {
     w->complete = true;
     if (w->user_freed) pool_.release(w);

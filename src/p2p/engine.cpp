@@ -226,7 +226,16 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
       if (hlen < sizeof(MatchHdr)) break;
       MatchHdr h;
       std::memcpy(&h, hdr, sizeof h);
-      on_match_frame(h, hdr + sizeof h, hlen - sizeof h, payload, plen);
+      switch (classify(h)) {
+        case Verdict::kAccept:
+          on_match_frame(h, hdr + sizeof h, hlen - sizeof h, payload, plen);
+          break;
+        case Verdict::kHold:
+          hold(peer_slot, hdr, hlen, payload, plen);
+          break;
+        case Verdict::kDrop:
+          break;
+      }
       return;
     }
     case MsgType::kCts:
@@ -238,6 +247,7 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
       if (hlen < sizeof(CtlHdr)) break;
       CtlHdr c;
       std::memcpy(&c, hdr, sizeof c);
+      if (c.dst_inc != self_.incarnation) return;  // meant for a process this slot replaced
       if (t == MsgType::kCts) on_cts(c);
       else if (t == MsgType::kData) on_data(c, payload, plen);
       else if (t == MsgType::kCancel) on_cancel(peer_slot, c);
@@ -259,16 +269,20 @@ void Engine::on_peer_lost(int32_t peer_slot) {
 }
 
 void Engine::on_proc_failed(ProcId who, uint64_t event_seq) {
-  if (who.slot >= 0 && static_cast<size_t>(who.slot) < peers_.size()) {
-    Peer& p = peer(who.slot);
-    if (p.inc == who.incarnation && p.alive) {
-      p.alive = false;
-      p.pending.clear();
-      if (p.via == Via::kTcp) tcp_.drop_peer(who.slot);
-      fail_requests_of(who.slot, Err::kOther);
-    }
-  }
+  if (who.slot >= 0 && static_cast<size_t>(who.slot) < peers_.size() && peer(who.slot).inc == who.incarnation)
+    mark_dead(who.slot);
   if (listener_) listener_->on_proc_failed(who, event_seq);
+}
+
+void Engine::mark_dead(int32_t slot) {
+  Peer& p = peer(slot);
+  if (!p.alive) return;
+  p.alive = false;
+  p.pending.clear();
+  if (p.via == Via::kTcp) tcp_.drop_peer(slot);
+  // FT-MPI §5 rule 1: messages from and to dead processes are discarded.
+  purge_unexpected_from(slot);
+  fail_requests_of(slot, Err::kOther);
 }
 
 void Engine::on_recovery_done(const rte::RecoveryResult& r) {
@@ -306,6 +320,7 @@ void Engine::fail_requests_of(int32_t slot, Err err) {
   });
   for (Request* r : victims) {
     r->st_err = err;
+    r->failed_by_death = true;
     complete(r);
   }
 }

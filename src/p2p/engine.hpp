@@ -35,6 +35,15 @@ class FailureListener {
   virtual void on_recovery_done(const rte::RecoveryResult& r) = 0;
 };
 
+// What a completed recovery round changes in the engine (recovery.cpp).
+struct RecoveryInstall {
+  uint32_t epoch = 0;
+  std::vector<rte::Card> cards;        // every slot; host < 0: dead
+  bool discard_all = false;            // message mode RESET
+  comm::Communicator* world = nullptr; // already holds the new membership
+  comm::GroupRef old_world;            // its membership before the round
+};
+
 // What a probe found.
 struct ProbeResult {
   int source = 0;
@@ -84,6 +93,16 @@ class Engine final : public transport::Sink, public rte::EventSink {
   // Works on the user request of a buffered send too (see SendMode).
   void cancel(Request* r);
   bool iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, ProbeResult* out);
+
+  // Fault tolerance (recovery.cpp, spec/ft-semantics.md §4.1 and §6).
+  // Withdraws every blocking operation in progress that has not matched (it
+  // ends with MPI_ERR_OTHER; a withdrawn send never delivers) and marks the
+  // engine interrupted until clear_interrupt(): waits on non-blocking requests
+  // check interrupted() and return early.
+  void interrupt_blocking();
+  void clear_interrupt() { interrupted_ = false; }
+  bool interrupted() const { return interrupted_; }
+  void install_recovery(const RecoveryInstall& in);
 
   // One non-blocking pass over everything; returns the number of events.
   int progress();
@@ -162,7 +181,17 @@ class Engine final : public transport::Sink, public rte::EventSink {
   void on_data(const CtlHdr& c, const uint8_t* payload, size_t plen);
   void set_recv_status(Request* r, const MatchHdr& h);
 
+  // fault tolerance (recovery.cpp)
+  enum class Verdict : uint8_t { kAccept, kDrop, kHold };
+  Verdict classify(const MatchHdr& h) const;
+  void hold(int32_t slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen);
+  void purge_unexpected_from(int32_t slot);
+  void mark_dead(int32_t slot);
+  void end_all_pending(Err err);
+  void install_peer(int32_t slot, const rte::Card& c);
+
   // cancel protocol (cancel.cpp)
+  void mark_withdrawn(Request* r);
   bool unqueue(Request* m);
   bool withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t msg_id);
   void on_cancel(int32_t from_slot, const CtlHdr& c);
@@ -196,6 +225,16 @@ class Engine final : public transport::Sink, public rte::EventSink {
   uint64_t tcp_eager_ = 0;
   uint64_t tcp_chunk_ = 0;
   std::vector<uint8_t> scratch_;
+
+  // fault tolerance
+  struct Held {
+    int32_t slot;
+    std::vector<uint8_t> hdr;
+    std::vector<uint8_t> payload;
+  };
+  std::vector<Held> held_;      // frames from a later incarnation or epoch than installed
+  bool interrupted_ = false;
+  bool epoch_discard_ = false;  // RESET after a recovery: frames of earlier epochs are dropped
 };
 
 }  // namespace ftmpi::p2p

@@ -22,6 +22,11 @@ Err Engine::start_recv(Request* r) {
   r->active = true;
   r->started = true;
   if (r->comm) ++r->comm->pending_ops;
+  if (r->peer_gone || (r->peer_rank >= 0 && r->peer_rank >= r->comm->peer_group().size())) {
+    r->st_err = Err::kRequest;  // a persistent request whose peer a SHRINK recovery removed
+    complete(r);
+    return Err::kOk;
+  }
   if (r->peer_rank == kProcNull) {
     r->st_source = kProcNull;
     r->st_tag = kAnyTag;
@@ -68,6 +73,7 @@ bool Engine::cancel_recv(Request* r) {
 }
 
 void Engine::set_recv_status(Request* r, const MatchHdr& h) {
+  r->st_slot = h.src_slot;
   r->st_source = r->comm ? r->comm->peer_group().rank_of_slot(h.src_slot) : h.src_slot;
   r->st_tag = h.tag;
   r->msg_len = h.len;
@@ -82,9 +88,7 @@ void Engine::set_recv_status(Request* r, const MatchHdr& h) {
 
 void Engine::on_match_frame(const MatchHdr& h, const uint8_t* rest, size_t rest_len, const uint8_t* payload,
                             size_t plen) {
-  if (h.src_slot < 0 || static_cast<size_t>(h.src_slot) >= peers_.size()) return;
-  const Peer& src = peer(h.src_slot);
-  if (!src.alive || src.inc != h.src_inc) return;  // from a dead incarnation: discarded (FT-MPI §5 rule 1)
+  // classify() has accepted the frame: a known, live sender, meant for me.
   RtsInfo info{};
   if (h.type == MsgType::kRts) {
     if (rest_len < sizeof info) return;

@@ -48,6 +48,13 @@ struct Request {
   bool user_freed = false;  // MPI_Request_free on an active request: release at completion
   bool cancelled = false;
   bool cancel_pending = false;  // CANCEL sent, waiting for the receiver's answer
+  // Fault tolerance (spec/ft-semantics.md §4.1): a blocking call's request is
+  // withdrawn when a failure interrupts it; `ft_interrupted` marks one whose
+  // withdrawal is under way, so that it ends with MPI_ERR_OTHER, not cancelled.
+  bool blocking = false;
+  bool ft_interrupted = false;
+  bool failed_by_death = false;  // ended because its peer died (CONT: MPI_ERR_REQUEST after recovery)
+  bool peer_gone = false;        // persistent, and SHRINK removed its peer: MPI_Start fails
 
   TypedBuffer data;
   comm::Communicator* comm = nullptr;
@@ -57,7 +64,9 @@ struct Request {
   int tag = 0;
   uint64_t ctx = 0;
 
-  // Outcome (what MPI_Status reports).
+  // Outcome (what MPI_Status reports). st_slot: the sender of a received
+  // message, so a status read after a SHRINK recovery shows its new rank.
+  int32_t st_slot = -1;
   int st_source = 0;
   int st_tag = 0;
   Err st_err = Err::kOk;
@@ -83,6 +92,9 @@ struct Request {
     st_bytes = 0;
     cancelled = false;
     cancel_pending = false;
+    ft_interrupted = false;
+    failed_by_death = false;
+    st_slot = -1;
     done_bytes = 0;
     msg_len = 0;
     remote_req = 0;

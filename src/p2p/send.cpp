@@ -20,6 +20,7 @@ MatchHdr make_match(const Request& r, MsgType t, ProcId self, uint32_t epoch, ui
   h.src_slot = self.slot;
   h.src_inc = self.incarnation;
   h.epoch = epoch;
+  h.dst_inc = r.peer_inc;
   h.len = len;
   h.sreq = r.id;
   return h;
@@ -34,6 +35,11 @@ Err Engine::start_send(Request* r) {
   r->started = true;
   ++active_sends_;
   if (r->comm) ++r->comm->pending_ops;
+  if (r->peer_gone || r->peer_rank >= r->comm->peer_group().size()) {
+    r->st_err = Err::kRequest;  // a persistent request whose peer a SHRINK recovery removed
+    complete(r);
+    return Err::kOk;
+  }
   if (r->peer_rank == kProcNull) {
     r->st_source = kProcNull;
     r->st_tag = kAnyTag;
@@ -131,7 +137,9 @@ bool Engine::try_send_match(Peer& p, int32_t slot, Request* r) {
   return true;
 }
 
-bool Engine::try_send_ctl(Peer& p, int32_t slot, const CtlHdr& c) {
+bool Engine::try_send_ctl(Peer& p, int32_t slot, const CtlHdr& ctl) {
+  CtlHdr c = ctl;
+  c.dst_inc = p.inc;
   if (p.via == Via::kShm) {
     uint8_t* rec = shm_.reserve(p.local, sizeof c, 0);
     if (!rec) return false;
@@ -226,6 +234,7 @@ bool Engine::push_one(Request* r) {
   Peer& p = peer(r->xfer_slot);
   CtlHdr c{};
   c.type = MsgType::kData;
+  c.dst_inc = p.inc;
   c.sreq = r->id;
   c.rreq = r->remote_req;
   if (p.via == Via::kShm) {

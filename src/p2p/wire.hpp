@@ -38,7 +38,7 @@ struct MatchHdr {
   int32_t src_slot;
   uint32_t src_inc;
   uint32_t epoch;
-  uint32_t reserved2;
+  uint32_t dst_inc;  // the incarnation the sender meant (spec/ft-semantics.md §6)
   uint64_t len;   // message size in bytes (packed)
   uint64_t sreq;  // sender's request id (RTS and synchronous EAGER)
 };
@@ -55,7 +55,7 @@ struct CtlHdr {
   MsgType type;
   uint8_t flags;
   uint16_t reserved;
-  uint32_t reserved2;
+  uint32_t dst_inc;  // the incarnation the sender meant
   uint64_t sreq;
   uint64_t rreq;
   uint64_t offset;  // DATA: where this piece goes in the packed stream

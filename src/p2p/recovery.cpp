@@ -1,0 +1,175 @@
+// Fault tolerance inside the engine (spec/ft-semantics.md §4.1, §4.4, §6):
+// which arriving frames are accepted, dropped or held for a later epoch or
+// incarnation; withdrawing blocking calls when a failure interrupts them;
+// installing the outcome of a recovery round.
+#include <algorithm>
+
+#include "base/log.hpp"
+#include "p2p/engine.hpp"
+
+namespace ftmpi::p2p {
+
+Engine::Verdict Engine::classify(const MatchHdr& h) const {
+  if (h.dst_inc != self_.incarnation) return Verdict::kDrop;  // meant for my predecessor
+  if (h.src_slot < 0 || static_cast<size_t>(h.src_slot) >= peers_.size()) return Verdict::kDrop;
+  const Peer& src = peers_[static_cast<size_t>(h.src_slot)];
+  if (h.src_inc < src.inc) return Verdict::kDrop;  // from a process that was replaced
+  // From a process (or an epoch) this process has not installed yet: the
+  // sender finished a recovery round before we did.
+  if (h.src_inc > src.inc || h.epoch > epoch_) return Verdict::kHold;
+  if (!src.alive) return Verdict::kDrop;
+  if (epoch_discard_ && h.epoch < epoch_) return Verdict::kDrop;  // RESET: an older generation
+  return Verdict::kAccept;
+}
+
+void Engine::hold(int32_t slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen) {
+  Held h;
+  h.slot = slot;
+  h.hdr.assign(hdr, hdr + hlen);
+  if (plen) h.payload.assign(payload, payload + plen);
+  held_.push_back(std::move(h));
+}
+
+void Engine::purge_unexpected_from(int32_t slot) {
+  match_.for_each([&](uint64_t, MatchTable::Queues& q) {
+    for (Unexpected* u = q.unexp_head; u;) {
+      Unexpected* next = u->next;
+      if (u->hdr.src_slot == slot) {
+        match_.remove_unexpected(q, u);
+        delete u;
+      }
+      u = next;
+    }
+  });
+}
+
+void Engine::interrupt_blocking() {
+  interrupted_ = true;
+  std::vector<Request*> victims;
+  pool_.for_each_live([&](Request* r) {
+    if (r->blocking && r->active && !r->complete && !r->ft_interrupted) victims.push_back(r);
+  });
+  for (Request* r : victims) {
+    if (r->kind == ReqKind::kRecv) {
+      if (r->proto != Proto::kPosted) continue;  // matched: the transfer finishes
+      match_.unpost(r);
+      r->st_err = Err::kOther;
+      complete(r);
+      continue;
+    }
+    switch (r->proto) {
+      case Proto::kQueued:  // never left this process
+        unqueue(r);
+        r->st_err = Err::kOther;
+        complete(r);
+        break;
+      case Proto::kWaitAck:
+      case Proto::kWaitCts:
+      case Proto::kWaitFin:
+        // The receiver may not have matched it yet: ask it to drop the
+        // message. Either it was withdrawn (MPI_ERR_OTHER, never delivered)
+        // or it had matched and the send completes normally.
+        r->ft_interrupted = true;
+        cancel(r);
+        break;
+      default:
+        break;  // streaming DATA: matched, finishes
+    }
+  }
+}
+
+void Engine::end_all_pending(Err err) {
+  for (Peer& p : peers_) p.pending.clear();
+  pending_peers_.clear();
+  pushing_.clear();
+  std::vector<Request*> victims;
+  pool_.for_each_live([&](Request* r) {
+    if (r->active && !r->complete) victims.push_back(r);
+  });
+  for (Request* r : victims) {
+    if (r->kind == ReqKind::kRecv && r->proto == Proto::kPosted) match_.unpost(r);
+    r->cancel_pending = false;
+    r->st_err = err;
+    complete(r);
+  }
+  match_.for_each([&](uint64_t, MatchTable::Queues& q) {
+    while (Unexpected* u = q.unexp_head) {
+      match_.remove_unexpected(q, u);
+      delete u;
+    }
+  });
+}
+
+void Engine::install_peer(int32_t slot, const rte::Card& c) {
+  Peer& p = peer(slot);
+  p.inc = c.id.incarnation;
+  p.pid = c.pid;
+  p.alive = true;
+  p.pending.clear();
+  cards_[static_cast<size_t>(slot)] = c;
+  auto it = std::find(boot_.local_slots.begin(), boot_.local_slots.end(), slot);
+  if (c.host == boot_.host && shm_.active() && it != boot_.local_slots.end()) {
+    // Same host, same local index: the rings are the ones the predecessor
+    // used; frames left in them carry the old incarnation and are dropped.
+    p.via = Via::kShm;
+    p.local = static_cast<int>(it - boot_.local_slots.begin());
+  } else {
+    if (p.via == Via::kTcp) tcp_.drop_peer(slot);
+    p.via = Via::kTcp;
+    have_remote_ = true;
+    tcp_.set_peer(slot, c.tcp_addr, c.tcp_port);
+  }
+}
+
+void Engine::install_recovery(const RecoveryInstall& in) {
+  epoch_ = in.epoch;
+  epoch_discard_ = in.discard_all;
+  for (size_t s = 0; s < in.cards.size() && s < peers_.size(); ++s) {
+    const int32_t slot = static_cast<int32_t>(s);
+    const rte::Card& c = in.cards[s];
+    Peer& p = peers_[s];
+    if (slot == self_.slot) continue;
+    if (c.host < 0 || c.id.incarnation < p.inc) {
+      mark_dead(slot);  // normally we had the notice already
+      continue;
+    }
+    // A replacement. (The same incarnation stays dead once we heard it died,
+    // even if the round that just ended still counted it as live: that
+    // failure opens the next episode.)
+    if (c.id.incarnation > p.inc) {
+      mark_dead(slot);
+      install_peer(slot, c);
+    }
+  }
+  if (in.discard_all) {
+    // RESET: nothing of an older generation is received in this one.
+    end_all_pending(Err::kOther);
+  } else {
+    // CONT: requests that ended because their peer died report it as an
+    // invalid request from now on (FT-MPI §5, "for discussion").
+    pool_.for_each_live([&](Request* r) {
+      if (r->failed_by_death && r->complete) r->st_err = Err::kRequest;
+    });
+  }
+  // Persistent requests on MPI_COMM_WORLD keep addressing the same process
+  // under its new rank (SHRINK).
+  if (in.world && in.old_world) {
+    pool_.for_each_live([&](Request* r) {
+      if (!r->persistent || r->comm != in.world || r->peer_rank < 0) return;
+      int32_t slot = r->peer_slot;
+      if (slot < 0 && r->peer_rank < in.old_world->size()) slot = in.old_world->at(r->peer_rank).slot;
+      int rank = in.world->peer_group().rank_of_slot(slot);
+      if (rank >= 0) r->peer_rank = rank;
+      else if (in.world->peer_group().size() != in.old_world->size()) r->peer_gone = true;  // SHRINK removed it
+      // (BLANK keeps the rank: it now names a blank, which acts as MPI_PROC_NULL.)
+    });
+  }
+  // Frames that waited for this epoch or for a new incarnation.
+  std::vector<Held> held;
+  held.swap(held_);
+  for (Held& h : held)
+    on_frame(h.slot, h.hdr.data(), h.hdr.size(), h.payload.empty() ? nullptr : h.payload.data(), h.payload.size());
+  FTMPI_LOG(kDebug, "p2p", "installed epoch %u (%zu held frames replayed)", epoch_, held.size());
+}
+
+}  // namespace ftmpi::p2p
