@@ -27,6 +27,9 @@ int Call::fail(comm::Communicator* c, Err e, const char* fmt, ...) {
     va_end(ap);
   }
   Runtime* r = rt();
+  // Recovery mode AUTO: recover as soon as the failure surfaces, then report
+  // it through MPI_COMM_WORLD's handler (FT-MPI spec, chapter 3).
+  if (e == Err::kOther && r && r->ft && r->ft->recover_if_auto()) c = nullptr;
   if (!c && r) c = r->comms.get(MPI_COMM_WORLD);
   if (!c) return static_cast<int>(e);
   CommState& st = state_of(*c);

@@ -19,6 +19,11 @@ class Call {
   // is null) and returns the error code the call must return.
   int fail(comm::Communicator* c, Err e, const char* fmt = nullptr, ...) __attribute__((format(printf, 4, 5)));
   int ret(comm::Communicator* c, Err e) { return ok(e) ? MPI_SUCCESS : fail(c, e); }
+  // Communication calls only (spec/ft-semantics.md §4.1): true when an
+  // unrecovered failure blocks communication; *code is what the call returns
+  // (MPI_ERR_OTHER through c's handler; in AUTO mode after the recovery,
+  // through MPI_COMM_WORLD's). Implemented in ft_attributes.cpp.
+  bool ft_blocked(comm::Communicator* c, int* code);
 
  private:
   const char* name_;

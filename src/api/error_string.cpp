@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "api/pmpi.hpp"
+#include "api/runtime.hpp"
 #include "mpi.h"
 
 namespace {
@@ -32,13 +34,23 @@ const char* const kClassText[] = {
 };
 }  // namespace
 
+// The text of an FTMPI_ERROR_FAILURE code, or "" for any other code.
+static std::string failure_text(int code) {
+  ftmpi::api::Runtime* R = ftmpi::api::rt();
+  if (!R || !R->ft || !ftmpi::ft::Episodes::is_failure_code(code)) return {};
+  return R->ft->episodes().describe(code);
+}
+
 extern "C" {
 
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (!string || !resultlen) return MPI_ERR_ARG;
   const char* text = nullptr;
   char buf[64];
-  if (errorcode >= 0 && errorcode <= MPI_ERR_LASTCODE) {
+  std::string failure = failure_text(errorcode);
+  if (!failure.empty()) {
+    text = failure.c_str();
+  } else if (errorcode >= 0 && errorcode <= MPI_ERR_LASTCODE) {
     text = kClassText[errorcode];
   } else {
     std::snprintf(buf, sizeof buf, "unknown error code %d", errorcode);
@@ -48,12 +60,16 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   std::memcpy(string, text, n);
   string[n] = '\0';
   *resultlen = static_cast<int>(n);
-  return errorcode >= 0 && errorcode <= MPI_ERR_LASTCODE ? MPI_SUCCESS : MPI_ERR_ARG;
+  return (errorcode >= 0 && errorcode <= MPI_ERR_LASTCODE) || !failure.empty() ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 FTMPI_WEAK_ALIAS(MPI_Error_string, PMPI_Error_string)
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
   if (!errorclass) return MPI_ERR_ARG;
+  if (!failure_text(errorcode).empty()) {
+    *errorclass = MPI_ERR_OTHER;  // FTMPI_ERROR_FAILURE codes (spec/ft-semantics.md §4.5)
+    return MPI_SUCCESS;
+  }
   if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE) return MPI_ERR_ARG;
   *errorclass = errorcode;
   return MPI_SUCCESS;

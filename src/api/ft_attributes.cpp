@@ -1,14 +1,87 @@
-// Placeholder body of the FTMPI_* attribute hook (see ft_hooks.hpp):
-// the fault-tolerance layer (issue 6) replaces it with the real values. It
-// answers "not set" rather than inventing mode values nobody configured.
+// The API's side of fault tolerance (spec/ft-semantics.md): the FTMPI_*
+// attributes, the end-of-recovery work on handles, the entry check of
+// communication calls, and MPI_Comm_dup(MPI_COMM_WORLD) as the recovery call.
+#include "api/call.hpp"
 #include "api/ft_hooks.hpp"
 
 namespace ftmpi::api {
 
+static_assert(FTMPI_RECOVERY_MODE_MANUAL == static_cast<int>(rte::RecoveryMode::kManual) &&
+              FTMPI_RECOVERY_MODE_AUTO == static_cast<int>(rte::RecoveryMode::kAuto) &&
+              FTMPI_RECOVERY_MODE_IGNORE == static_cast<int>(rte::RecoveryMode::kIgnore));
+static_assert(FTMPI_COMM_MODE_ABORT == static_cast<int>(rte::CommMode::kAbort) &&
+              FTMPI_COMM_MODE_REBUILD == static_cast<int>(rte::CommMode::kRebuild) &&
+              FTMPI_COMM_MODE_BLANK == static_cast<int>(rte::CommMode::kBlank) &&
+              FTMPI_COMM_MODE_SHRINK == static_cast<int>(rte::CommMode::kShrink));
+static_assert(FTMPI_MSG_MODE_RESET == static_cast<int>(rte::MsgMode::kReset) &&
+              FTMPI_MSG_MODE_CONT == static_cast<int>(rte::MsgMode::kCont));
+static_assert(FTMPI_COLL_MODE_NONATOMIC == static_cast<int>(rte::CollMode::kNonAtomic) &&
+              FTMPI_COLL_MODE_ATOMIC == static_cast<int>(rte::CollMode::kAtomic));
+
 const int* ft_attribute_value(MPI_Comm comm, int keyval) {
-  (void)comm;
-  (void)keyval;
-  return nullptr;
+  Runtime* R = rt();
+  if (!R || !R->ft || (comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF)) return nullptr;
+  if (keyval < kFirstFtKeyval || keyval > kLastFtKeyval) return nullptr;
+  const rte::Modes& m = R->ft->modes();
+  int v = 0;
+  switch (keyval) {
+    case FTMPI_RECOVERY_MODE: v = static_cast<int>(m.recovery); break;
+    case FTMPI_COMM_MODE: v = static_cast<int>(m.comm); break;
+    case FTMPI_MSG_MODE: v = static_cast<int>(m.msg); break;
+    case FTMPI_COLL_MODE: v = static_cast<int>(m.coll); break;
+    case FTMPI_NUM_FAILED_PROCS: v = R->ft->episodes().num_failed(); break;
+    case FTMPI_ERROR_FAILURE: v = R->ft->episodes().error_code(); break;
+  }
+  int& slot = R->ft_attr[keyval - kFirstFtKeyval];
+  slot = v;
+  return &slot;
+}
+
+namespace {
+class ApiWorldHooks final : public ft::WorldHooks {
+ public:
+  void invalidate_derived_objects() override {
+    Runtime& R = *rt();
+    std::vector<int> comms;
+    R.comms.for_each([&](int h, comm::Communicator&) {
+      if (h != MPI_COMM_WORLD && h != MPI_COMM_SELF) comms.push_back(h);
+    });
+    // Requests may still point at them (CONT mode): keep the objects.
+    for (int h : comms)
+      if (auto obj = R.comms.remove(h)) R.zombie_comms.push_back(std::move(obj));
+    std::vector<int> groups;
+    R.groups.for_each([&](int h, GroupObj&) {
+      if (!R.groups.is_predefined(h)) groups.push_back(h);
+    });
+    for (int h : groups) R.groups.remove(h);
+  }
+  void run_world_delete_callbacks() override { api::run_world_delete_callbacks(); }
+};
+ApiWorldHooks g_hooks;
+}  // namespace
+
+void ft_attach(Runtime& R) {
+  R.ft = std::make_unique<ft::Controller>(R.engine, R.client, R.boot.modes, *R.comms.get(MPI_COMM_WORLD));
+  R.ft->set_hooks(&g_hooks);
+  R.engine.set_listener(R.ft.get());
+  if (R.boot.restarted && !R.boot.singleton) R.ft->adopt_restart(R.client.restart_result());
+}
+
+bool Call::ft_blocked(comm::Communicator* c, int* code) {
+  Runtime* R = rt();
+  if (!R->ft || !R->ft->communication_blocked()) return false;
+  *code = fail(c, Err::kOther, "a process failed; MPI_COMM_WORLD must be recovered first");
+  return true;
+}
+
+bool ft_recover_world(Call& call, MPI_Comm* newcomm, int* code) {
+  Runtime* R = rt();
+  if (!R->ft || R->ft->state() == ft::FtState::kNoFailures) return false;
+  if (R->ft->modes().recovery == rte::RecoveryMode::kIgnore) return false;
+  if (newcomm) *newcomm = MPI_COMM_NULL;  // spec/ft-semantics.md §4.1: undefined in FT-MPI, null here
+  Err e = R->ft->recover();
+  *code = ok(e) ? MPI_SUCCESS : call.fail(nullptr, e, "recovery impossible in this mode");
+  return true;
 }
 
 }  // namespace ftmpi::api

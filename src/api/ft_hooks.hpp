@@ -26,4 +26,13 @@ const int* ft_attribute_value(MPI_Comm comm, int keyval);
 // below src/api holding the world communicator can call that directly.)
 int run_world_delete_callbacks();
 
+struct Runtime;
+class Call;
+// MPI_Init: creates the fault-tolerance controller and connects it.
+void ft_attach(Runtime& R);
+// MPI_Comm_dup(MPI_COMM_WORLD) with an unrecovered failure (MANUAL, or AUTO
+// before it recovered): runs the recovery, sets *newcomm to MPI_COMM_NULL and
+// *code to the call's result. False when it is an ordinary dup.
+bool ft_recover_world(Call& call, MPI_Comm* newcomm, int* code);
+
 }  // namespace ftmpi::api

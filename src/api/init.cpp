@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "api/call.hpp"
+#include "api/ft_hooks.hpp"
 #include "api/pmpi.hpp"
 #include "base/clock.hpp"
 #include "base/log.hpp"
@@ -91,6 +92,7 @@ int PMPI_Init(int* argc, char*** argv) {
   }
   g_rt = r.release();
   make_predefined(*g_rt);
+  ft_attach(*g_rt);
   g_phase = Phase::kRunning;
   return g_rt->boot.restarted ? MPI_INIT_RESTARTED_NODE : MPI_SUCCESS;
 }

@@ -10,6 +10,7 @@
 #include "api/handle_table.hpp"
 #include "comm/model/communicator.hpp"
 #include "dtype/datatype.hpp"
+#include "ftmodes/controller.hpp"
 #include "mpi.h"
 #include "p2p/engine.hpp"
 #include "rte/client/client.hpp"
@@ -33,19 +34,19 @@ struct TypeObj {
   dtype::TypeRef type;
 };
 
-// An MPI_Group: a shared, immutable member list (MPI_Comm_group costs no copy).
-struct GroupObj {
-  comm::GroupRef group;
-};
-// Group handles; index 1 is MPI_GROUP_EMPTY.
-HandleTable<GroupObj> make_group_table();
-
 // A user reduction op (MPI_Op_create). The predefined ops 1..12 have no
 // object: their handle index is the dtype::OpKind (src/api/op.cpp).
 struct OpObj {
   MPI_User_function* fn = nullptr;
   bool commutative = true;
 };
+
+// An MPI_Group: a shared, immutable member list (MPI_Comm_group costs no copy).
+struct GroupObj {
+  comm::GroupRef group;
+};
+// Group handles; index 1 is MPI_GROUP_EMPTY.
+HandleTable<GroupObj> make_group_table();
 
 enum class Phase { kBefore, kRunning, kFinalized };
 
@@ -56,10 +57,14 @@ struct Runtime {
   HandleTable<comm::Communicator> comms{Kind::kComm, 3};
   HandleTable<TypeObj> types{Kind::kDatatype, 64};
   HandleTable<ErrhandlerObj> errhandlers{Kind::kErrhandler, 8};
+  HandleTable<OpObj> ops{Kind::kOp, 32};
   HandleTable<GroupObj> groups = make_group_table();
   // User keyvals (MPI_Keyval_create) from 16; 1-15 are the predefined keys.
   comm::KeyvalRegistry keyvals{16};
-  HandleTable<OpObj> ops{Kind::kOp, 32};
+  // Fault tolerance (spec/ft-semantics.md): the state machine, and the
+  // storage of the FTMPI_* attribute values handed out by MPI_Attr_get.
+  std::unique_ptr<ft::Controller> ft;
+  int ft_attr[6] = {};
   // Freed communicators whose operations are still in flight.
   std::vector<std::unique_ptr<comm::Communicator>> zombie_comms;
   // Freed error handlers still attached to a communicator.

@@ -68,6 +68,8 @@ Err Engine::init(rte::Client& client, const rte::BootInfo& boot) {
     return e;
   }
   if (static_cast<int>(cards_.size()) != boot.world_size) return Err::kIntern;
+  // A respawned process joins in the epoch of the round that started it.
+  if (boot.restarted && !boot.singleton) epoch_ = client.restart_result().epoch;
 
   peers_.assign(cards_.size(), Peer{});
   for (size_t s = 0; s < cards_.size(); ++s) {
@@ -75,8 +77,11 @@ Err Engine::init(rte::Client& client, const rte::BootInfo& boot) {
     Peer& p = peers_[s];
     p.inc = c.id.incarnation;
     p.pid = c.pid;
+    p.alive = c.host >= 0;
     if (static_cast<int32_t>(s) == self_.slot) {
       p.via = Via::kSelf;
+    } else if (c.host < 0) {
+      p.via = Via::kNone;  // dead when this (respawned) process started
     } else if (c.host == boot.host && shm_.active()) {
       p.via = Via::kShm;
       auto it = std::find(boot.local_slots.begin(), boot.local_slots.end(), static_cast<int32_t>(s));
