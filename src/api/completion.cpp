@@ -90,7 +90,10 @@ int finish_all(Call& call, MPI_Request* handles, const Reqs& reqs, MPI_Status* s
       continue;
     }
     if (!r->complete) {
+      // Still in flight after another one failed or a failure interrupted the
+      // wait: the request stays valid (re-post the wait after recovery).
       if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_ERR_PENDING;
+      any_error = true;
       continue;
     }
     comm::Communicator* c = r->comm;
@@ -145,8 +148,12 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     empty_status(status);
     return MPI_SUCCESS;
   }
-  rt()->engine.wait(r);
+  p2p::Engine& eng = rt()->engine;
+  eng.wait_until([&] { return r->complete || eng.interrupted(); });
   comm::Communicator* c = r->comm;
+  // A failure interrupted the wait: the request stays valid (CONT mode
+  // completes it after recovery; RESET ends it then).
+  if (!r->complete) return call.fail(c, Err::kOther, "a process failed while waiting");
   return call.ret(c, retire_request(request, r, status));
 }
 FTMPI_WEAK_ALIAS(MPI_Wait, PMPI_Wait)
@@ -181,7 +188,8 @@ int PMPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
   Reqs reqs;
   int code = MPI_SUCCESS;
   if (!resolve(call, count, requests, reqs, code)) return code;
-  rt()->engine.wait_until([&] { return all_settled(reqs); });
+  p2p::Engine& eng = rt()->engine;
+  eng.wait_until([&] { return all_settled(reqs) || eng.interrupted(); });
   return finish_all(call, requests, reqs, statuses);
 }
 FTMPI_WEAK_ALIAS(MPI_Waitall, PMPI_Waitall)
@@ -217,7 +225,12 @@ int PMPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* statu
     return MPI_SUCCESS;
   }
   int i = -1;
-  rt()->engine.wait_until([&] { return (i = first_complete(reqs)) >= 0; });
+  p2p::Engine& eng = rt()->engine;
+  eng.wait_until([&] { return (i = first_complete(reqs)) >= 0 || eng.interrupted(); });
+  if (i < 0) {
+    *index = MPI_UNDEFINED;
+    return call.fail(nullptr, Err::kOther, "a process failed while waiting");
+  }
   p2p::Request* r = reqs[static_cast<size_t>(i)];
   comm::Communicator* c = r->comm;
   *index = i;
@@ -263,7 +276,12 @@ int PMPI_Waitsome(int incount, MPI_Request* requests, int* outcount, int* indice
     *outcount = MPI_UNDEFINED;
     return MPI_SUCCESS;
   }
-  rt()->engine.wait_until([&] { return first_complete(reqs) >= 0; });
+  p2p::Engine& eng = rt()->engine;
+  eng.wait_until([&] { return first_complete(reqs) >= 0 || eng.interrupted(); });
+  if (first_complete(reqs) < 0) {
+    *outcount = 0;
+    return call.fail(nullptr, Err::kOther, "a process failed while waiting");
+  }
   return finish_some(call, requests, reqs, outcount, indices, statuses);
 }
 FTMPI_WEAK_ALIAS(MPI_Waitsome, PMPI_Waitsome)

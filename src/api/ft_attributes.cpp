@@ -47,8 +47,12 @@ class ApiWorldHooks final : public ft::WorldHooks {
       if (h != MPI_COMM_WORLD && h != MPI_COMM_SELF) comms.push_back(h);
     });
     // Requests may still point at them (CONT mode): keep the objects.
-    for (int h : comms)
-      if (auto obj = R.comms.remove(h)) R.zombie_comms.push_back(std::move(obj));
+    for (int h : comms) {
+      if (auto obj = R.comms.remove(h)) {
+        state_of(*obj).handle = MPI_COMM_NULL;
+        R.zombie_comms.push_back(std::move(obj));
+      }
+    }
     std::vector<int> groups;
     R.groups.for_each([&](int h, GroupObj&) {
       if (!R.groups.is_predefined(h)) groups.push_back(h);

@@ -32,6 +32,8 @@ Err startable(MPI_Request h, p2p::Request** out, Why& w) {
   if (!r) return w.set(Err::kRequest, "invalid request handle");
   if (!r->persistent) return w.set(Err::kRequest, "not a persistent request");
   if (r->started) return w.set(Err::kRequest, "persistent request is already active");
+  if (r->comm && state_of(*r->comm).handle == MPI_COMM_NULL)
+    return w.set(Err::kRequest, "its communicator no longer exists (freed, or destroyed by a recovery)");
   *out = r;
   return Err::kOk;
 }
@@ -82,6 +84,8 @@ int PMPI_Start(MPI_Request* request) {
   Why w;
   p2p::Request* r = nullptr;
   if (Err e = startable(*request, &r, w); !ok(e)) return call.fail(nullptr, e, "%s", w.text);
+  int code = MPI_SUCCESS;
+  if (call.ft_blocked(r->comm, &code)) return code;
   if (Err e = start_one(r, w); !ok(e)) return call.fail(r->comm, e, "%s", w.text);
   return MPI_SUCCESS;
 }
@@ -98,6 +102,8 @@ int PMPI_Startall(int count, MPI_Request* requests) {
     p2p::Request* r = nullptr;
     if (Err e = startable(requests[i], &r, w); !ok(e)) return call.fail(nullptr, e, "request %d: %s", i, w.text);
   }
+  int code = MPI_SUCCESS;
+  if (count > 0 && call.ft_blocked(lookup_request(requests[0])->comm, &code)) return code;
   for (int i = 0; i < count; ++i) {
     p2p::Request* r = lookup_request(requests[i]);
     if (r->started) return call.fail(r->comm, Err::kRequest, "request %d appears twice in the array", i);

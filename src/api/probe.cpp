@@ -47,6 +47,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm ch, int* flag, MPI_Status* status)
   comm::Communicator* c = check_probe(call, source, tag, ch, code);
   if (!c) return code;
   if (!flag) return call.fail(c, Err::kArg, "flag pointer is null");
+  if (call.ft_blocked(c, &code)) return code;
   p2p::ProbeResult pr;
   *flag = rt()->engine.iprobe(*c, c->ctx(), source, tag, &pr);
   if (*flag) probe_status(status, pr);
@@ -60,9 +61,12 @@ int PMPI_Probe(int source, int tag, MPI_Comm ch, MPI_Status* status) {
   int code = MPI_SUCCESS;
   comm::Communicator* c = check_probe(call, source, tag, ch, code);
   if (!c) return code;
+  if (call.ft_blocked(c, &code)) return code;
   p2p::ProbeResult pr;
   p2p::Engine& eng = rt()->engine;
-  eng.wait_until([&] { return eng.iprobe(*c, c->ctx(), source, tag, &pr); });
+  bool found = false;
+  eng.wait_until([&] { return (found = eng.iprobe(*c, c->ctx(), source, tag, &pr)) || eng.interrupted(); });
+  if (!found) return call.fail(c, Err::kOther, "a process failed while probing");
   probe_status(status, pr);
   return call.ret(c, pr.err);
 }

@@ -37,6 +37,7 @@ Err prepare(Call& call, bool send, void* buf, int count, MPI_Datatype dt, int pe
     code = call.fail(op.comm, e, "%s", w.text);
     return e;
   }
+  if (call.ft_blocked(op.comm, &code)) return Err::kOther;
   p2p::Request* r = rt()->engine.alloc_request();
   r->kind = send ? p2p::ReqKind::kSend : p2p::ReqKind::kRecv;
   r->data = p2p::TypedBuffer(buf, static_cast<size_t>(count), *type);
@@ -66,6 +67,7 @@ int blocking_send(const char* name, void* buf, int count, MPI_Datatype dt, int d
     eng.release_request(op.req);
     return ok(e) ? MPI_SUCCESS : call.fail(op.comm, e, "%s", w.text);
   }
+  op.req->blocking = true;  // a failure notice withdraws it (spec/ft-semantics.md §4.1)
   eng.start_send(op.req);
   eng.wait(op.req);
   e = op.req->st_err;
@@ -131,6 +133,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
   int code = MPI_SUCCESS;
   if (!ok(prepare(call, false, buf, count, dt, source, tag, ch, p2p::SendMode::kStandard, op, code))) return code;
   p2p::Engine& eng = rt()->engine;
+  op.req->blocking = true;
   eng.start_recv(op.req);
   eng.wait(op.req);
   fill_status(status, *op.req);
@@ -179,6 +182,7 @@ int PMPI_Sendrecv(void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
     return code;
   }
   p2p::Engine& eng = rt()->engine;
+  r.req->blocking = s.req->blocking = true;
   eng.start_recv(r.req);
   eng.start_send(s.req);
   eng.wait_until([&] { return r.req->complete && s.req->complete; });
@@ -207,6 +211,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int s
   if (!copy.empty()) s.req->data.pack(0, copy.data(), copy.size());
   s.req->data = p2p::TypedBuffer(copy.data(), copy.size(), dtype::builtin_ref(dtype::Builtin::kByte));
   p2p::Engine& eng = rt()->engine;
+  r.req->blocking = s.req->blocking = true;
   eng.start_recv(r.req);
   eng.start_send(s.req);
   eng.wait_until([&] { return r.req->complete && s.req->complete; });

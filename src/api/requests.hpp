@@ -18,7 +18,10 @@ inline p2p::Request* lookup_request(MPI_Request h) {
 
 inline void fill_status(MPI_Status* s, const p2p::Request& r) {
   if (s == MPI_STATUS_IGNORE) return;
-  s->MPI_SOURCE = r.st_source;
+  // The sender's rank now: after a SHRINK recovery it may differ from the
+  // rank it had when the message matched (spec/ft-semantics.md §4.4).
+  int now = r.st_slot >= 0 && r.comm ? r.comm->peer_group().rank_of_slot(r.st_slot) : -1;
+  s->MPI_SOURCE = now >= 0 ? now : r.st_source;
   s->MPI_TAG = r.st_tag;
   s->MPI_ERROR = static_cast<int>(r.st_err);
   s->ftmpi_count = static_cast<long long>(r.st_bytes);

@@ -1,4 +1,5 @@
-/* MPI_ERR_PENDING (run with --ft-comm-mode=blank, 3 ranks): rank 2 dies;
+/* MPI_ERR_PENDING (run with --ft-comm-mode=blank --ft-recovery-mode=ignore, 3
+ * ranks: only operations involving the dead rank fail): rank 2 dies;
  * rank 0's Waitall over a receive from rank 2 and a receive from rank 1
  * (which rank 1 only sends later) returns MPI_ERR_IN_STATUS at once, with
  * the failed request's error (MPI_ERR_OTHER, freed) and MPI_ERR_PENDING for
