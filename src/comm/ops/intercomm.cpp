@@ -9,10 +9,10 @@ namespace ftmpi::comm::ops {
 namespace {
 
 // Internal tag of the merge's leader exchange on the intercommunicator's
-// collective context. Collective tags are (algorithm id << 16) | round
-// (src/coll/tags.hpp); ids below 32 are internal, 16 is coll/internal.cpp's,
-// 17 is this one.
-constexpr int kTagMergeFlags = 17 << 16;
+// collective context. Collective algorithms tag with an algorithm id of 32
+// or more in bits 12..18 (src/coll/tags.hpp); internal exchanges use
+// (1 << 20) + k, i.e. id 0: coll/internal.cpp has k = 0..2, this is k = 16.
+constexpr int kTagMergeFlags = (1 << 20) + 16;
 // Salt of the transient communicator over one side of an intercommunicator
 // that the merge broadcasts on.
 constexpr uint64_t kMergeSideSalt = 0x6d657267u;

@@ -93,10 +93,12 @@ int main(int argc, char** argv) {
     CHECK_MPI(MPI_Comm_free(&live[i]));
   }
 
-  /* Loose bound: a cost that grew with the number of communicators ever
-   * created would be many times larger after thousands of cycles. */
+  /* Loose bounds: a cost that grew with the number of communicators ever
+   * created would be many times larger after thousands of cycles. A split
+   * waits for its peers, and whether they spin or must be woken (about
+   * 0.2 ms on a loaded machine) changes its cost by 100x, hence the floor. */
   CHECK(t_last < 4 * t_first + 20e-6, "dup+free slowed down: %.2f us -> %.2f us", t_first * 1e6, t_last * 1e6);
-  CHECK(s_last < 4 * s_first + 200e-6, "split+free slowed down: %.2f us -> %.2f us", s_first * 1e6, s_last * 1e6);
+  CHECK(s_last < 4 * s_first + 2e-3, "split+free slowed down: %.2f us -> %.2f us", s_first * 1e6, s_last * 1e6);
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0)
     printf("cycles: %d dup/free (%.2f -> %.2f us each), %d split/free (%.2f -> %.2f us each): ok\n", 8 * chunk,
