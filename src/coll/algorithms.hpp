@@ -12,6 +12,7 @@ namespace ftmpi::coll {
 
 Err barrier_dissemination(const Team& t);
 Err barrier_tree(const Team& t);
+Err barrier_linear(const Team& t);
 
 Err bcast_binomial(const Team& t, const BcastArgs& a);
 Err bcast_scatter_allgather(const Team& t, const BcastArgs& a);
@@ -19,10 +20,12 @@ Err bcast_linear(const Team& t, const BcastArgs& a);
 
 Err reduce_binomial(const Team& t, const ReduceArgs& a);
 Err reduce_rabenseifner(const Team& t, const ReduceArgs& a);
+Err reduce_linear(const Team& t, const ReduceArgs& a);
 
 Err allreduce_recursive_doubling(const Team& t, const ReduceArgs& a);
 Err allreduce_rabenseifner(const Team& t, const ReduceArgs& a);
 Err allreduce_ring(const Team& t, const ReduceArgs& a);
+Err allreduce_linear(const Team& t, const ReduceArgs& a);
 
 Err allgather_bruck(const Team& t, const BlockArgs& a);
 Err allgather_ring(const Team& t, const BlockArgs& a);

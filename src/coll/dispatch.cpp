@@ -44,6 +44,7 @@ using ReduceScatterFn = Err (*)(const Team&, const ReduceScatterArgs&);
 const Algo<BarrierFn> kBarrier[] = {
     {"dissemination", kNeedsNothing, barrier_dissemination},
     {"tree", kNeedsNothing, barrier_tree},
+    {"linear", kNeedsNothing, barrier_linear},
 };
 const Algo<BcastFn> kBcast[] = {
     {"binomial", kNeedsNothing, bcast_binomial},
@@ -53,11 +54,13 @@ const Algo<BcastFn> kBcast[] = {
 const Algo<ReduceFn> kReduce[] = {
     {"binomial", kNeedsNothing, reduce_binomial},
     {"rabenseifner", kNeedsCommutative, reduce_rabenseifner},
+    {"linear", kNeedsNothing, reduce_linear},
 };
 const Algo<ReduceFn> kAllreduce[] = {
     {"recursive_doubling", kNeedsNothing, allreduce_recursive_doubling},
     {"rabenseifner", kNeedsCommutative, allreduce_rabenseifner},
     {"ring", kNeedsCommutative, allreduce_ring},
+    {"linear", kNeedsNothing, allreduce_linear},
 };
 const Algo<ReduceFn> kScan[] = {
     {"recursive_doubling", kNeedsNothing, scan_recursive_doubling},

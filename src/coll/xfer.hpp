@@ -57,8 +57,16 @@ class Xfer {
   // The soft error of the whole run (kOk or kTruncate); call at the end.
   [[nodiscard]] Err result() const { return soft_; }
 
-  // Uninitialised temporary memory that lives as long as this run.
+  // Uninitialised temporary memory that lives as long as this run. Blocks
+  // come from a per-process pool and go back to it, so repeated collectives
+  // reuse memory that is already mapped (a fresh megabyte costs hundreds of
+  // page faults).
   uint8_t* scratch(size_t bytes);
+
+  struct Block {
+    size_t size = 0;
+    std::unique_ptr<uint8_t[]> mem;
+  };
 
   struct Posted {
     p2p::Request* req;
@@ -74,7 +82,7 @@ class Xfer {
   uint64_t ctx_;
   AlgoId algo_;
   std::vector<Posted>& posted_;  // borrowed from a per-process cache: no allocation per run
-  std::vector<std::unique_ptr<uint8_t[]>> scratch_;
+  std::vector<Block> scratch_;
   Err soft_ = Err::kOk;
 };
 

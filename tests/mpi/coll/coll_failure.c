@@ -9,7 +9,13 @@
  * survivors finish a round that others fail: without atomic collectives,
  * issue 7, survivors may disagree on the outcome.)
  *
- *   coll_failure alltoall|allgather|bcast|allreduce|barrier [victim] */
+ * With the default recovery mode (manual) instead of ignore, a failure
+ * notice interrupts the collective on every survivor, also on those that
+ * only wait for another survivor; pass "recover" to then run the recovery
+ * (MPI_Comm_dup of MPI_COMM_WORLD, under --ft-comm-mode=shrink) and a
+ * collective on the shrunk MPI_COMM_WORLD before MPI_Finalize.
+ *
+ *   coll_failure alltoall|allgather|bcast|allreduce|barrier [victim] [recover] */
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -24,6 +30,7 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   const char* which = argc > 1 ? argv[1] : "alltoall";
   const int victim = argc > 2 ? atoi(argv[2]) : np - 1;
+  const int recover = argc > 3 && !strcmp(argv[3], "recover");
   const int n = 100000; /* ints per block: large enough for rendezvous */
   int* s = calloc((size_t)n * np, sizeof(int));
   int* r = calloc((size_t)n * np, sizeof(int));
@@ -48,6 +55,15 @@ int main(int argc, char** argv) {
   CHECK(cls == MPI_ERR_OTHER, "%s returned class %d after the failure, not MPI_ERR_OTHER", which, cls);
   printf("coll_failure: rank %d saw MPI_ERR_OTHER from %s\n", rank, which);
   fflush(stdout);
+  if (recover) {
+    MPI_Comm dup;
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    int one = 1, sum = 0, now = 0; /* run with --ft-comm-mode=shrink: np - 1 ranks remain */
+    CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &now));
+    CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(now == np - 1 && sum == np - 1, "after the recovery: size %d, allreduce gave %d", now, sum);
+    printf("coll_failure: rank %d recovered\n", rank);
+  }
   /* The other survivor may still be sending its part of the stopped round
    * (it is consumed by the zero-byte receive the collective left behind).
    * Keep progressing a while: MPI_Finalize waits until every send of this
