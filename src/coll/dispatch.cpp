@@ -20,11 +20,22 @@ struct Algo {
 };
 
 // Also numbers the call (Team::begin_call): every entry point goes through here.
+// The last choice per collective is remembered: programs repeat the same call.
 template <class Fn, size_t N>
 Fn choose(CollOp op, const Team& t, const CallInfo& info, const Algo<Fn> (&algos)[N]) {
+  struct Last {
+    CallInfo info{-1, 0, false};
+    int index = 0;
+  };
+  static Last last[static_cast<int>(CollOp::kCount)];
   t.begin_call();
-  const std::string& forced = forced_from_env().name[static_cast<int>(op)];
-  return algos[select_algorithm(op, info, catalog(op), tuning_table(), forced)].fn;
+  Last& l = last[static_cast<int>(op)];
+  if (l.info.size != info.size || l.info.bytes != info.bytes || l.info.commutative != info.commutative) {
+    const std::string& forced = forced_from_env().name[static_cast<int>(op)];
+    l.index = select_algorithm(op, info, catalog(op), tuning_table(), forced);
+    l.info = info;
+  }
+  return algos[l.index].fn;
 }
 
 template <class Fn, size_t N>

@@ -25,7 +25,14 @@ void Team::begin_call() const {
   // One counter per (collective context, epoch); a process has few
   // communicators, so an ordered map is cheap enough.
   static std::map<std::pair<uint64_t, uint32_t>, uint32_t> counters;
-  seq_ = counters[{comm_->coll_ctx(), eng_->epoch()}]++;
+  static std::pair<uint64_t, uint32_t> last_key{~uint64_t{0}, 0};
+  static uint32_t* last = nullptr;  // map nodes never move
+  const std::pair<uint64_t, uint32_t> key{comm_->coll_ctx(), eng_->epoch()};
+  if (!last || key != last_key) {
+    last = &counters[key];
+    last_key = key;
+  }
+  seq_ = (*last)++;
 }
 
 }  // namespace ftmpi::coll

@@ -26,18 +26,16 @@ constexpr Rule kTable[] = {
     {kBcast, kAnySize, 512 << 10, "binomial"},
     {kBcast, kAnySize, kAnyBytes, "scatter_allgather"},
 
-    // Rabenseifner's reduce never won on 2 cores (it moves twice the data
-    // of a tree and the reduction work is the same); it stays for large
-    // teams, where links, not memory, limit.
+    // Few members: one round for small vectors, else Rabenseifner, whose
+    // halves let two cores share the reduction work.
     {kReduce, 8, 16 << 10, "linear"},
-    {kReduce, 4, kAnyBytes, "linear"},
+    {kReduce, 8, kAnyBytes, "rabenseifner"},
     {kReduce, kAnySize, 64 << 10, "binomial"},
-    {kReduce, 8, kAnyBytes, "binomial"},
     {kReduce, kAnySize, kAnyBytes, "rabenseifner"},
     {kReduce, kAnySize, kAnyBytes, "binomial"},  // non-commutative ops
 
     {kAllreduce, 8, 1 << 10, "linear"},
-    {kAllreduce, kAnySize, 16 << 10, "recursive_doubling"},
+    {kAllreduce, kAnySize, 8 << 10, "recursive_doubling"},
     {kAllreduce, kAnySize, kAnyBytes, "rabenseifner"},
     {kAllreduce, kAnySize, kAnyBytes, "recursive_doubling"},  // non-commutative ops
 

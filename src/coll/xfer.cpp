@@ -62,14 +62,14 @@ std::vector<Xfer::Posted>& borrow_list() {
 // so the next message is usually microseconds away. Poll for a moment, then
 // keep polling but give the core away (sched_yield) between polls, so the
 // partner we wait for, if it is waiting for a core (ranks outnumber cores,
-// or other work runs), gets it at once. Only after the yield budget does the
+// other work runs, or the scheduler put both on one core), gets it at once. Only after the yield budget does the
 // wait sleep: a sleep and wake-up costs tens of microseconds of CPU on a
 // virtual machine (measured: 8 ranks on 2 cores, barrier ~200 us sleeping,
 // ~60 us yielding). FTMPI_COLL_SPIN_US and FTMPI_COLL_YIELD_US set the
 // phases (0 disables one).
 struct WaitBudget {
   explicit WaitBudget(bool crowded)
-      : spin_ns(static_cast<uint64_t>(params::get_int("FTMPI_COLL_SPIN_US", crowded ? 2 : 50)) * 1000u),
+      : spin_ns(static_cast<uint64_t>(params::get_int("FTMPI_COLL_SPIN_US", crowded ? 0 : 1)) * 1000u),
         yield_ns(static_cast<uint64_t>(params::get_int("FTMPI_COLL_YIELD_US", 300)) * 1000u) {}
   uint64_t spin_ns;
   uint64_t yield_ns;
@@ -77,8 +77,11 @@ struct WaitBudget {
 
 template <class Done>
 void wait_briefly(p2p::Engine& eng, Done& done) {
-  // With a core per rank, spin longer before yielding: the partner is most
-  // likely running, unless other work took its core.
+  // Spinning pays only while the partner runs on another core. The
+  // scheduler often keeps two ranks that alternate on the same core (even
+  // with a core per rank): then every microsecond of spin is a microsecond
+  // of delay, so the spin phase is short (measured, 2 ranks sharing a core:
+  // spin 50 us -> 56 us per barrier, spin 0 -> 4 us).
   static const WaitBudget budget(eng.local_ranks() > sysconf(_SC_NPROCESSORS_ONLN));
   if (done()) return;
   const uint64_t start = now_ns();

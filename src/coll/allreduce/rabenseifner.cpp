@@ -21,20 +21,24 @@ Err allreduce_rabenseifner(const Team& t, const ReduceArgs& a) {
   Xfer x(t, AlgoId::kAllreduceRabenseifner);
   void* acc = a.rbuf;
   void* tmp = temp_items(x, ty, a.count);
-  copy_items(a.sbuf, acc, a.count, ty);
+  // My data stays in the send buffer until the first combination writes
+  // acc: a whole-vector copy less (the ops are commutative, so the received
+  // part can take the role of inout).
+  const void* mine = a.sbuf;
 
   if (me < 2 * rem) {
     if (me & 1) {
       // Hand my data to my partner, then wait for the result.
-      x.send(me - 1, acc, a.count, *a.type, 0);
+      x.send(me - 1, mine, a.count, *a.type, 0);
       if (Err e = x.wait(); !ok(e)) return e;
       x.recv(me - 1, acc, a.count, *a.type, 40);
       if (Err e = x.wait(); !ok(e)) return e;
       return x.result();
     }
-    x.recv(me + 1, tmp, a.count, *a.type, 0);
+    x.recv(me + 1, acc, a.count, *a.type, 0);
     if (Err e = x.wait(); !ok(e)) return e;
-    op.apply(tmp, acc, a.count, ty);
+    op.apply(mine, acc, a.count, ty);
+    mine = acc;
   }
   const int nr = me < 2 * rem ? me / 2 : me - rem;
 
@@ -43,10 +47,16 @@ Err allreduce_rabenseifner(const Team& t, const ReduceArgs& a) {
     const int partner = nr ^ m, mid = lo + m;
     const int keep_lo = (nr & m) ? mid : lo, keep_hi = (nr & m) ? hi : mid;
     const int give_lo = (nr & m) ? lo : mid, give_hi = (nr & m) ? mid : hi;
-    x.send(nreal(partner), item(acc, ty, blk.off(give_lo)), blk.cnt(give_lo, give_hi), *a.type, step);
-    x.recv(nreal(partner), item(tmp, ty, blk.off(keep_lo)), blk.cnt(keep_lo, keep_hi), *a.type, step);
+    // Until the first step, my data is in the send buffer and the partner's
+    // part lands straight in acc; afterwards acc holds mine.
+    const bool first = mine != acc;
+    void* in = first ? acc : tmp;
+    x.send(nreal(partner), item(mine, ty, blk.off(give_lo)), blk.cnt(give_lo, give_hi), *a.type, step);
+    x.recv(nreal(partner), item(in, ty, blk.off(keep_lo)), blk.cnt(keep_lo, keep_hi), *a.type, step);
     if (Err e = x.wait(); !ok(e)) return e;
-    op.apply(item(tmp, ty, blk.off(keep_lo)), item(acc, ty, blk.off(keep_lo)), blk.cnt(keep_lo, keep_hi), ty);
+    if (first) op.apply(item(mine, ty, blk.off(keep_lo)), item(acc, ty, blk.off(keep_lo)), blk.cnt(keep_lo, keep_hi), ty);
+    else op.apply(item(tmp, ty, blk.off(keep_lo)), item(acc, ty, blk.off(keep_lo)), blk.cnt(keep_lo, keep_hi), ty);
+    mine = acc;
     lo = keep_lo;
     hi = keep_hi;
   }
@@ -54,11 +64,12 @@ Err allreduce_rabenseifner(const Team& t, const ReduceArgs& a) {
   // Allgather: the window doubles back to all blocks.
   for (int m = 1; m < pof2; m <<= 1, ++step) {
     const int partner = nr ^ m;
-    const int mine = nr & ~(m - 1), theirs = partner & ~(m - 1);
-    x.send(nreal(partner), item(acc, ty, blk.off(mine)), blk.cnt(mine, mine + m), *a.type, step);
+    const int own = nr & ~(m - 1), theirs = partner & ~(m - 1);
+    x.send(nreal(partner), item(acc, ty, blk.off(own)), blk.cnt(own, own + m), *a.type, step);
     x.recv(nreal(partner), item(acc, ty, blk.off(theirs)), blk.cnt(theirs, theirs + m), *a.type, step);
     if (Err e = x.wait(); !ok(e)) return e;
   }
+  if (mine != acc) copy_items(a.sbuf, acc, a.count, ty);  // a team of one
   if (me < 2 * rem) {
     x.send(me + 1, acc, a.count, *a.type, 40);
     if (Err e = x.wait(); !ok(e)) return e;

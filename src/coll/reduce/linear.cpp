@@ -3,6 +3,7 @@
 // instead of log2 p, and any op: the choice for small vectors on few
 // members, above all when members outnumber cores.
 // Cost: alpha + (p - 1) m * beta + (p - 1) m * gamma at the root.
+#include <array>
 #include <vector>
 
 #include "coll/algorithms.hpp"
@@ -19,10 +20,15 @@ Err reduce_linear(const Team& t, const ReduceArgs& a) {
     if (Err e = x.wait(); !ok(e)) return e;
     return x.result();
   }
-  std::vector<void*> from(static_cast<size_t>(n), nullptr);
+  // Where each member's contribution is (no allocation for small teams).
+  std::array<void*, 16> few{};
+  std::vector<void*> many(n > 16 ? static_cast<size_t>(n) : 0);
+  void** from = n > 16 ? many.data() : few.data();
   for (int k = 1; k < n; ++k) {
     const int src = (me + k) % n;
-    from[static_cast<size_t>(src)] = temp_items(x, ty, a.count);
+    // The last member's contribution goes straight to the receive buffer,
+    // where the final combination lands.
+    from[static_cast<size_t>(src)] = src == n - 1 ? a.rbuf : temp_items(x, ty, a.count);
     x.recv(src, from[static_cast<size_t>(src)], a.count, *a.type, 0);
   }
   if (Err e = x.wait(); !ok(e)) return e;
@@ -31,8 +37,8 @@ Err reduce_linear(const Team& t, const ReduceArgs& a) {
   for (int i = 1; i < n; ++i) {
     void* hi = from[static_cast<size_t>(i)];
     if (i == me) {  // never write into the send buffer
-      copy_items(hi, a.rbuf, a.count, ty);
-      hi = a.rbuf;
+      hi = i == n - 1 ? a.rbuf : temp_items(x, ty, a.count);
+      copy_items(a.sbuf, hi, a.count, ty);
     }
     acc = combine(*a.op, acc, hi, a.count, ty);
   }

@@ -24,17 +24,21 @@ Err reduce_rabenseifner(const Team& t, const ReduceArgs& a) {
   Xfer x(t, AlgoId::kReduceRabenseifner);
   void* acc = me == a.root ? a.rbuf : temp_items(x, ty, a.count);
   void* tmp = temp_items(x, ty, a.count);
-  copy_items(a.sbuf, acc, a.count, ty);
+  // My data stays in the send buffer until the first combination writes
+  // acc: a whole-vector copy less (the ops are commutative, so the received
+  // part can take the role of inout).
+  const void* mine = a.sbuf;
 
   if (v < 2 * rem) {
     if (v & 1) {
-      x.send(real(v - 1), acc, a.count, *a.type, 0);
+      x.send(real(v - 1), mine, a.count, *a.type, 0);
       if (Err e = x.wait(); !ok(e)) return e;
       return x.result();
     }
-    x.recv(real(v + 1), tmp, a.count, *a.type, 0);
+    x.recv(real(v + 1), acc, a.count, *a.type, 0);
     if (Err e = x.wait(); !ok(e)) return e;
-    op.apply(tmp, acc, a.count, ty);
+    op.apply(mine, acc, a.count, ty);
+    mine = acc;
   }
   const int nr = v < 2 * rem ? v / 2 : v - rem;
 
@@ -44,14 +48,21 @@ Err reduce_rabenseifner(const Team& t, const ReduceArgs& a) {
     const int partner = nr ^ m, mid = lo + m;
     const int keep_lo = (nr & m) ? mid : lo, keep_hi = (nr & m) ? hi : mid;
     const int give_lo = (nr & m) ? lo : mid, give_hi = (nr & m) ? mid : hi;
-    x.send(nreal(partner), item(acc, ty, blk.off(give_lo)), blk.cnt(give_lo, give_hi), *a.type, step);
-    x.recv(nreal(partner), item(tmp, ty, blk.off(keep_lo)), blk.cnt(keep_lo, keep_hi), *a.type, step);
+    // Until the first step, my data is in the send buffer and the partner's
+    // part lands straight in acc; afterwards acc holds mine.
+    const bool first = mine != acc;
+    void* in = first ? acc : tmp;
+    x.send(nreal(partner), item(mine, ty, blk.off(give_lo)), blk.cnt(give_lo, give_hi), *a.type, step);
+    x.recv(nreal(partner), item(in, ty, blk.off(keep_lo)), blk.cnt(keep_lo, keep_hi), *a.type, step);
     if (Err e = x.wait(); !ok(e)) return e;
-    op.apply(item(tmp, ty, blk.off(keep_lo)), item(acc, ty, blk.off(keep_lo)), blk.cnt(keep_lo, keep_hi), ty);
+    if (first) op.apply(item(mine, ty, blk.off(keep_lo)), item(acc, ty, blk.off(keep_lo)), blk.cnt(keep_lo, keep_hi), ty);
+    else op.apply(item(tmp, ty, blk.off(keep_lo)), item(acc, ty, blk.off(keep_lo)), blk.cnt(keep_lo, keep_hi), ty);
+    mine = acc;
     lo = keep_lo;
     hi = keep_hi;
   }
 
+  if (mine != acc) copy_items(a.sbuf, acc, a.count, ty);  // a team of one
   // Binomial gather of the blocks to nr 0, the root.
   for (int m = 1; m < pof2; m <<= 1, ++step) {
     if (nr & m) {
