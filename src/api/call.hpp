@@ -24,6 +24,9 @@ class Call {
   // (MPI_ERR_OTHER through c's handler; in AUTO mode after the recovery,
   // through MPI_COMM_WORLD's). Implemented in ft_attributes.cpp.
   bool ft_blocked(comm::Communicator* c, int* code);
+  // Collective and communicator-creation calls: also, in recovery mode
+  // IGNORE, fails when c holds a dead process (spec §4.2).
+  bool ft_blocked_collective(comm::Communicator* c, int* code);
 
  private:
   const char* name_;

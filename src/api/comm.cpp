@@ -53,7 +53,7 @@ int PMPI_Comm_dup(MPI_Comm ch, MPI_Comm* newcomm) {
   int code = MPI_SUCCESS;
   // FT-MPI: MPI_Comm_dup(MPI_COMM_WORLD) after a failure is the recovery call.
   if (ch == MPI_COMM_WORLD && ft_recover_world(call, newcomm, &code)) return code;
-  if (call.ft_blocked(c, &code)) return code;
+  if (call.ft_blocked_collective(c, &code)) return code;
   std::unique_ptr<comm::Communicator> n = comm::ops::dup(*c);
   n->topo = c->topo;
   const MPI_Comm h = adopt_comm(std::move(n), *c);
@@ -78,7 +78,7 @@ int PMPI_Comm_create(MPI_Comm ch, MPI_Group gh, MPI_Comm* newcomm) {
   const comm::GroupRef* g = lookup_group(gh);
   if (!g) return call.fail(c, Err::kGroup, "invalid group");
   if (!newcomm) return call.fail(c, Err::kArg, "newcomm pointer is null");
-  if (int code = MPI_SUCCESS; call.ft_blocked(c, &code)) return code;
+  if (int code = MPI_SUCCESS; call.ft_blocked_collective(c, &code)) return code;
   if (!comm::ops::is_subset(**g, c->group()))
     return call.fail(c, Err::kGroup, "the group is not a subset of the communicator's group");
   *newcomm = adopt_comm(comm::ops::create_from_group(*c, *g), *c);
@@ -93,7 +93,7 @@ int PMPI_Comm_split(MPI_Comm ch, int color, int key, MPI_Comm* newcomm) {
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (c->is_inter()) return call.fail(c, Err::kComm, "MPI-1.2 splits intracommunicators only");
   if (!newcomm) return call.fail(c, Err::kArg, "newcomm pointer is null");
-  if (int code = MPI_SUCCESS; call.ft_blocked(c, &code)) return code;
+  if (int code = MPI_SUCCESS; call.ft_blocked_collective(c, &code)) return code;
   if (color < 0 && color != MPI_UNDEFINED)
     return call.fail(c, Err::kArg, "color %d is negative and not MPI_UNDEFINED", color);
   std::unique_ptr<comm::Communicator> n;

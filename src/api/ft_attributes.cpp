@@ -78,6 +78,23 @@ bool Call::ft_blocked(comm::Communicator* c, int* code) {
   return true;
 }
 
+bool Call::ft_blocked_collective(comm::Communicator* c, int* code) {
+  if (ft_blocked(c, code)) return true;
+  Runtime* R = rt();
+  if (!R->ft || R->ft->modes().recovery != rte::RecoveryMode::kIgnore || R->ft->episodes().num_failed() == 0)
+    return false;
+  auto has_dead = [&](const comm::Group& g) {
+    for (int i = 0; i < g.size(); ++i)
+      if (!g.is_blank(i) && !R->engine.alive(g.at(i))) return true;
+    return false;
+  };
+  if (has_dead(c->group()) || (c->is_inter() && has_dead(c->peer_group()))) {
+    *code = fail(c, Err::kOther, "the communicator contains a failed process (recovery mode ignore)");
+    return true;
+  }
+  return false;
+}
+
 bool ft_recover_world(Call& call, MPI_Comm* newcomm, int* code) {
   Runtime* R = rt();
   if (!R->ft || R->ft->state() == ft::FtState::kNoFailures) return false;

@@ -54,7 +54,7 @@ int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h, i
   if (!local) return call.fail(nullptr, Err::kComm, "invalid local communicator");
   if (local->is_inter()) return call.fail(local, Err::kComm, "the local communicator is an intercommunicator");
   if (!newintercomm) return call.fail(local, Err::kArg, "newintercomm pointer is null");
-  if (int code = MPI_SUCCESS; call.ft_blocked(local, &code)) return code;
+  if (int code = MPI_SUCCESS; call.ft_blocked_collective(local, &code)) return code;
   if (local_leader < 0 || local_leader >= local->size())
     return call.fail(local, Err::kRank, "local leader %d is not a rank of the local communicator (size %d)",
                      local_leader, local->size());
@@ -97,7 +97,7 @@ int PMPI_Intercomm_merge(MPI_Comm ch, int high, MPI_Comm* newintracomm) {
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!c->is_inter()) return call.fail(c, Err::kComm, "not an intercommunicator");
   if (!newintracomm) return call.fail(c, Err::kArg, "newintracomm pointer is null");
-  if (int code = MPI_SUCCESS; call.ft_blocked(c, &code)) return code;
+  if (int code = MPI_SUCCESS; call.ft_blocked_collective(c, &code)) return code;
   std::unique_ptr<comm::Communicator> n;
   if (Err e = comm::ops::intercomm_merge(rt()->engine, *c, high != 0, &n); !ok(e)) {
     *newintracomm = MPI_COMM_NULL;

@@ -95,7 +95,7 @@ int PMPI_Cart_create(MPI_Comm ch, int ndims, int* dims, int* periods, int reorde
   comm::Communicator* c = intra_comm(call, ch, &code);
   if (!c) return code;
   if (!comm_cart) return call.fail(c, Err::kArg, "comm_cart pointer is null");
-  if (call.ft_blocked(c, &code)) return code;
+  if (call.ft_blocked_collective(c, &code)) return code;
   comm::Topology t;
   t.kind = comm::Topology::Kind::kCart;
   Why w;
@@ -114,7 +114,7 @@ int PMPI_Graph_create(MPI_Comm ch, int nnodes, int* index, int* edges, int reord
   comm::Communicator* c = intra_comm(call, ch, &code);
   if (!c) return code;
   if (!comm_graph) return call.fail(c, Err::kArg, "comm_graph pointer is null");
-  if (call.ft_blocked(c, &code)) return code;
+  if (call.ft_blocked_collective(c, &code)) return code;
   comm::Topology t;
   t.kind = comm::Topology::Kind::kGraph;
   Why w;

@@ -99,7 +99,7 @@ int PMPI_Cart_sub(MPI_Comm ch, int* remain_dims, MPI_Comm* newcomm) {
   const comm::CartTopology* cart = cart_of(call, ch, &c, &code);
   if (!cart) return code;
   if (!newcomm || (cart->ndims() > 0 && !remain_dims)) return call.fail(c, Err::kArg, "null argument");
-  if (call.ft_blocked(c, &code)) return code;
+  if (call.ft_blocked_collective(c, &code)) return code;
   comm::CartSubPlan plan = comm::cart_sub_plan(*cart, c->rank(), remain_dims);
   std::unique_ptr<comm::Communicator> n;
   if (Err e = comm::ops::split(rt()->engine, *c, plan.color, plan.key, MPI_UNDEFINED, &n); !ok(e)) {

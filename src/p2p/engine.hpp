@@ -103,6 +103,11 @@ class Engine final : public transport::Sink, public rte::EventSink {
   void clear_interrupt() { interrupted_ = false; }
   bool interrupted() const { return interrupted_; }
   void install_recovery(const RecoveryInstall& in);
+  // Is this process alive as far as the runtime has told us?
+  bool alive(ProcId p) const {
+    return p.slot >= 0 && static_cast<size_t>(p.slot) < peers_.size() &&
+           peers_[static_cast<size_t>(p.slot)].alive && peers_[static_cast<size_t>(p.slot)].inc == p.incarnation;
+  }
 
   // One non-blocking pass over everything; returns the number of events.
   int progress();

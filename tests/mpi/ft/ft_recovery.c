@@ -1,10 +1,12 @@
 /* The FT-MPI core semantics, checked end to end (spec/ft-semantics.md).
  *
- *   ft_recovery <victims> [twice]
+ *   ft_recovery <victims> [twice | cascade=<rank>]
  *
  * victims: comma-separated world ranks that SIGKILL themselves at iteration
  * KILL_AT (rank 0 never dies). "twice" (REBUILD): the respawned victims die
- * once more at KILL_AGAIN_AT. The modes come from the launcher and are read
+ * once more at KILL_AGAIN_AT. "cascade=r": rank r dies as soon as it sees the
+ * failure, while the others are already in the recovery round (a failure
+ * during recovery: the round restarts with the larger set). The modes come from the launcher and are read
  * back through the FTMPI_* attributes.
  *
  * Every iteration, every live rank exchanges a value with every other rank
@@ -40,6 +42,7 @@ static int comm_mode, msg_mode, rec_mode;
 static int world_rank0;           /* my MPI_COMM_WORLD rank at start (slot) */
 static int nprocs0;               /* MPI_COMM_WORLD size at start */
 static int victim[MAXP];          /* victim[slot]: dies */
+static int cascade = -1;          /* dies when it sees the others' failure */
 static int dead[MAXP];            /* dead[slot]: failed and not replaced */
 static int order[8], norder;      /* delete callbacks, in call order */
 static int handler_calls;         /* AUTO mode: MPI_COMM_WORLD's handler */
@@ -121,11 +124,11 @@ static void kill_phase(int me_dies) {
     MPI_Request go[MAXP];
     int ngo = 0, one = 1, x;
     for (int s = 1; s < nprocs0; ++s) {
-      if (!victim[s]) continue;
+      if (!victim[s] || s == cascade) continue;
       CHECK_MPI(MPI_Recv(&x, 1, MPI_INT, rank_of_slot(s), 90, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     }
     for (int s = 1; s < nprocs0; ++s)
-      if (victim[s]) CHECK_MPI(MPI_Isend(&one, 1, MPI_INT, rank_of_slot(s), 91, MPI_COMM_WORLD, &go[ngo++]));
+      if (victim[s] && s != cascade) CHECK_MPI(MPI_Isend(&one, 1, MPI_INT, rank_of_slot(s), 91, MPI_COMM_WORLD, &go[ngo++]));
     MPI_Waitall(ngo, go, MPI_STATUSES_IGNORE); /* eager: already complete */
   } else if (me_dies) {
     int x = 1, flag = 0;
@@ -166,6 +169,7 @@ int main(int argc, char** argv) {
   const int restarted = rc == MPI_INIT_RESTARTED_NODE;
   CHECK(rc == MPI_SUCCESS || restarted, "MPI_Init returned %d", rc);
   const int twice = argc > 2 && !strcmp(argv[2], "twice");
+  if (argc > 2 && !strncmp(argv[2], "cascade=", 8)) cascade = atoi(argv[2] + 8);
   comm_mode = attr_int(FTMPI_COMM_MODE);
   msg_mode = attr_int(FTMPI_MSG_MODE);
   rec_mode = attr_int(FTMPI_RECOVERY_MODE);
@@ -179,6 +183,11 @@ int main(int argc, char** argv) {
     victim[v] = 1;
     nvictims++;
     if (*p == ',') p++;
+  }
+  if (cascade > 0) {
+    CHECK(cascade < nprocs0 && !victim[cascade], "bad cascade rank %d", cascade);
+    victim[cascade] = 1;
+    nvictims++;
   }
   CHECK(!restarted || (comm_mode == FTMPI_COMM_MODE_REBUILD && victim[world_rank0]),
         "restarted node is not a REBUILD victim");
@@ -230,7 +239,7 @@ int main(int argc, char** argv) {
       CHECK_MPI(MPI_Irecv(&dead_val, 1, MPI_INT, first_victim, TAG_DEAD, MPI_COMM_WORLD, &dead_req));
     }
     if (first_kill || second_kill) {
-      const int me_dies = victim[world_rank0] && (first_kill ? !restarted : restarted && resumed_at < KILL_AGAIN_AT);
+      const int me_dies = victim[world_rank0] && world_rank0 != cascade && (first_kill ? !restarted : restarted && resumed_at < KILL_AGAIN_AT);
       kill_phase(me_dies);
     }
     rc = exchange(iter);
@@ -240,6 +249,7 @@ int main(int argc, char** argv) {
     }
     /* A failure: every blocking call returns MPI_ERR_OTHER. */
     CHECK(cls(rc) == MPI_ERR_OTHER, "iter %d: exchange returned class %d", iter, cls(rc));
+    if (world_rank0 == cascade && !restarted) raise(SIGKILL);
     if (rec_mode == FTMPI_RECOVERY_MODE_MANUAL) {
       /* Until recovery, communication keeps failing. */
       int x = 0;
