@@ -32,7 +32,13 @@ MPI_Comm adopt_comm(std::unique_ptr<comm::Communicator> c, comm::Communicator& p
 
 void reap_zombie_comms() {
   auto& z = rt()->zombie_comms;
-  z.erase(std::remove_if(z.begin(), z.end(), [](const auto& c) { return c->pending_ops <= 0; }), z.end());
+  z.erase(std::remove_if(z.begin(), z.end(),
+                         [](const auto& c) {
+                           if (c->pending_ops > 0) return false;
+                           rt()->engine.forget_context(c->ctx());
+                           return true;
+                         }),
+          z.end());
 }
 
 int destroy_comm(MPI_Comm h) {
@@ -46,6 +52,7 @@ int destroy_comm(MPI_Comm h) {
   const MPI_Errhandler eh = state_of(*c).errhandler;
   std::unique_ptr<comm::Communicator> obj = r->comms.remove(h);
   if (obj->pending_ops > 0) r->zombie_comms.push_back(std::move(obj));
+  else r->engine.forget_context(obj->ctx());
   obj.reset();
   drop_errhandler_if_retired(eh);
   reap_zombie_comms();

@@ -21,6 +21,7 @@ int make_persistent(const char* name, bool send, void* buf, int count, MPI_Datat
   int code = MPI_SUCCESS;
   if (!ok(prepare(call, send, buf, count, dt, peer, tag, ch, mode, op, code))) return code;
   op.req->persistent = true;
+  op.req->hold_comm();  // MPI_Start reads its communicator, which may be freed meanwhile
   *request = request_handle(op.req);
   return MPI_SUCCESS;
 }

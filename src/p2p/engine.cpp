@@ -216,7 +216,6 @@ void Engine::complete(Request* r) {
   r->active = false;
   r->proto = Proto::kDone;
   if (r->kind == ReqKind::kSend) --active_sends_;
-  if (r->comm) --r->comm->pending_ops;
   if (r->on_complete) r->on_complete(*r, r->cb_arg);
   if (r->user_freed && r->complete) pool_.release(r);
 }

@@ -103,6 +103,11 @@ class Engine final : public transport::Sink, public rte::EventSink {
   void clear_interrupt() { interrupted_ = false; }
   bool interrupted() const { return interrupted_; }
   void install_recovery(const RecoveryInstall& in);
+  // A communicator object is gone: its contexts' empty queues can go too.
+  void forget_context(uint64_t ctx) {
+    match_.forget(ctx);
+    match_.forget(comm::coll_context(ctx));
+  }
   // Is this process alive as far as the runtime has told us?
   bool alive(ProcId p) const {
     return p.slot >= 0 && static_cast<size_t>(p.slot) < peers_.size() &&

@@ -21,6 +21,16 @@ MatchTable::Queues& MatchTable::queues(uint64_t ctx) {
   return *slot;
 }
 
+void MatchTable::forget(uint64_t ctx) {
+  auto it = table_.find(ctx);
+  if (it == table_.end() || it->second->posted_head || it->second->unexp_head) return;
+  if (last_ == it->second.get()) {
+    last_ = nullptr;
+    last_ctx_ = ~uint64_t{0};
+  }
+  table_.erase(it);
+}
+
 Request* MatchTable::take_posted(Queues& q, int32_t src_slot, int tag) {
   for (Request* r = q.posted_head; r; r = r->qnext) {
     if (!accepts(*r, src_slot, tag)) continue;

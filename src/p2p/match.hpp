@@ -37,6 +37,8 @@ class MatchTable {
 
   ~MatchTable();
   Queues& queues(uint64_t ctx);
+  // Drops the queues of a context no communicator uses any more, if empty.
+  void forget(uint64_t ctx);
 
   static bool accepts(const Request& r, int32_t src_slot, int tag) {
     return (r.peer_slot == kAnySlot || r.peer_slot == src_slot) && (r.tag == kAnyTag || r.tag == tag);

@@ -21,7 +21,7 @@ Err Engine::start_recv(Request* r) {
   r->reset_outcome();
   r->active = true;
   r->started = true;
-  if (r->comm) ++r->comm->pending_ops;
+  r->hold_comm();
   if (r->peer_gone || (r->peer_rank >= 0 && r->peer_rank >= r->comm->peer_group().size())) {
     r->st_err = Err::kRequest;  // a persistent request whose peer a SHRINK recovery removed
     complete(r);

@@ -24,6 +24,8 @@ Request* RequestPool::alloc() {
 void RequestPool::release(Request* r) {
   uint32_t idx = static_cast<uint32_t>(r->id & 0xffffffffu);
   ++gen_[idx];  // invalidates the id still held by a peer
+  if (r->holds_comm) --r->comm->pending_ops;
+  r->holds_comm = false;
   r->id = 0;
   r->data = TypedBuffer{};
   r->bounce.reset();

@@ -34,7 +34,7 @@ Err Engine::start_send(Request* r) {
   r->active = true;
   r->started = true;
   ++active_sends_;
-  if (r->comm) ++r->comm->pending_ops;
+  r->hold_comm();
   if (r->peer_gone || r->peer_rank >= r->comm->peer_group().size()) {
     r->st_err = Err::kRequest;  // a persistent request whose peer a SHRINK recovery removed
     complete(r);
