@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../p2p/check.h"
+#include "check.h"
 
 /* The value rank r contributes at index i for the variant `salt`. */
 static inline int pattern(int r, long i, int salt) { return (int)((r * 1000003L + i * 7919L + salt * 31L) % 100003L); }

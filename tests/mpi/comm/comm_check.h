@@ -1,4 +1,4 @@
-/* Helpers of the chapter 5-7 test programs (on top of ../p2p/check.h). */
+/* Helpers of the chapter 5-7 test programs (on top of common/check.h). */
 #ifndef FTMPI_TEST_COMM_CHECK_H
 #define FTMPI_TEST_COMM_CHECK_H
 #include "check.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../p2p/check.h"
+#include "check.h"
 
 static int cls(int code) {
   int c = -1;

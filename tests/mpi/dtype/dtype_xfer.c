@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../p2p/check.h"
+#include "check.h"
 
 #define NLAYOUTS 7
 #define HOLE -12345.0
