@@ -1,0 +1,282 @@
+/* masterworker: a task farm that survives the death of its workers.
+ *
+ *   mpirun -np 8 --ft-comm-mode=rebuild masterworker [tasks [points]]
+ *   (or --ft-comm-mode=blank, --ft-comm-mode=shrink)
+ *
+ * The farm integrates 4/(1+x^2) over [0,1] (which is pi) in `tasks` slices,
+ * each by Simpson's rule on `points` intervals. Rank 0, the master, hands
+ * slices to the workers and adds up their results; every slice is counted
+ * exactly once, whichever workers die and whenever. Before the farm starts
+ * the master computes every slice itself (the failure-free value); at the
+ * end it prints both values and exits non-zero unless they are identical.
+ *
+ * The master holds the farm's state and must not die: FT-MPI keeps the
+ * survivors going, but nothing here could rebuild what the master knew.
+ * Any worker may die at any time while the farm runs. A failure after the
+ * master started to send the final STOP messages is not handled (some
+ * workers may be in MPI_Finalize already): the master aborts the job if it
+ * sees one (see README.md).
+ *
+ * The whole fault-tolerance protocol is one rule on each side:
+ *  - a worker sends one message and waits for the answer; the message is
+ *    its last result (or "ready"), and it sends that same message again
+ *    after every recovery until the master answers it;
+ *  - after every recovery the master forgets who was working on what, first
+ *    takes exactly one message from every live worker, and only then hands
+ *    out the slices whose result it does not have. So a slice is computed
+ *    twice only when the worker computing it died.
+ * Results carry their slice number and the master keeps the first result of
+ * each slice, so a result that reaches it twice is counted once.
+ *
+ * How each communicator mode shows up (all with MANUAL recovery):
+ *  - REBUILD: a dead worker is started again; its MPI_Init returns
+ *    MPI_INIT_RESTARTED_NODE, and it simply asks for work.
+ *  - BLANK:   dead workers stay in MPI_COMM_WORLD as blanks; a receive from
+ *    a blank rank completes at once with source MPI_PROC_NULL, which is how
+ *    the master tells them apart.
+ *  - SHRINK:  dead workers are removed and the survivors renumbered (the
+ *    master stays rank 0); the master re-learns its workers from the
+ *    messages of the new ranks. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TAG_RESULT 1 /* worker -> master: double[2] = {slice, or -1 for "ready"; value} */
+#define TAG_WORK 2   /* master -> worker: int slice, or STOP */
+#define STOP (-1)
+
+static int ntasks = 1000;
+static int npoints = 200000;
+
+/* One task: Simpson's rule for 4/(1+x^2) on slice t of [0,1]. */
+static double integrate(int t) {
+  const double a = (double)t / ntasks, b = (double)(t + 1) / ntasks, h = (b - a) / npoints;
+  double odd = 0.0, even = 0.0;
+  for (int i = 1; i < npoints; i++) {
+    const double x = a + i * h, fx = 4.0 / (1.0 + x * x);
+    if (i % 2) odd += fx;
+    else even += fx;
+  }
+  return h / 3.0 * (4.0 / (1.0 + a * a) + 4.0 / (1.0 + b * b) + 4.0 * odd + 2.0 * even);
+}
+
+/* An MPI call failed. In FT-MPI a process failure shows as MPI_ERR_OTHER;
+ * anything else is a bug in this program. */
+static void expect_failure(int rc) {
+  int cls;
+  MPI_Error_class(rc, &cls);
+  if (cls != MPI_ERR_OTHER) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(rc, text, &len);
+    fprintf(stderr, "masterworker: unexpected MPI error: %s\n", text);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+}
+
+/* MANUAL recovery: MPI_Comm_dup of MPI_COMM_WORLD runs it (the new handle is
+ * MPI_COMM_NULL). Failures during the recovery are folded into it. */
+static void recover(void) {
+  MPI_Comm unused;
+  int rc;
+  while ((rc = MPI_Comm_dup(MPI_COMM_WORLD, &unused)) != MPI_SUCCESS) expect_failure(rc);
+}
+
+static int attr(int key) {
+  int *value, flag;
+  MPI_Attr_get(MPI_COMM_WORLD, key, &value, &flag);
+  return flag ? *value : -1;
+}
+
+/* ---- worker ------------------------------------------------------------ */
+
+static void worker(int restarted) {
+  double msg[2] = {-1.0, 0.0}; /* "ready", then the last result until answered */
+  if (restarted) {
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    printf("worker %d: restarted (MPI_INIT_RESTARTED_NODE), asking for work\n", rank);
+    fflush(stdout);
+  }
+  for (;;) {
+    int task, rc = MPI_Send(msg, 2, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS) rc = MPI_Recv(&task, 1, MPI_INT, 0, TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) { /* a failure: recover, then send the same message again */
+      expect_failure(rc);
+      recover();
+      continue;
+    }
+    if (task == STOP) return;
+    msg[0] = task;
+    msg[1] = integrate(task);
+  }
+}
+
+/* ---- master ------------------------------------------------------------ */
+
+static double* value;  /* value[t]: result of slice t, valid if done[t] */
+static char* done;
+static char* assigned; /* handed out and not answered since the last recovery */
+static char* waiting;  /* waiting[r]: worker rank r waits for an answer */
+static int ndone, nworkers, nwaiting, duplicates, handed_out, recoveries;
+
+/* A worker's message: keep its result unless the slice is done already. */
+static void record(const double msg[2]) {
+  if (msg[0] < 0) return; /* "ready" */
+  const int t = (int)msg[0];
+  assigned[t] = 0;
+  if (done[t]) {
+    duplicates++; /* its first copy arrived before a failure: keep that one */
+    return;
+  }
+  done[t] = 1;
+  value[t] = msg[1];
+  ndone++;
+}
+
+/* Answer worker w with a slice, or let it wait (STOP at the end). */
+static int hand_out(int w) {
+  int t = 0;
+  while (t < ntasks && (done[t] || assigned[t])) t++;
+  if (t == ntasks) {
+    waiting[w] = 1;
+    nwaiting++;
+    return MPI_SUCCESS;
+  }
+  assigned[t] = 1;
+  handed_out++;
+  return MPI_Send(&t, 1, MPI_INT, w, TAG_WORK, MPI_COMM_WORLD);
+}
+
+/* One run of the farm from the current membership of MPI_COMM_WORLD; returns
+ * the error of the first call a failure interrupted. */
+static int farm(void) {
+  int size, rc = MPI_SUCCESS;
+  MPI_Comm_size(MPI_COMM_WORLD, &size); /* SHRINK: smaller after each recovery */
+  memset(assigned, 0, (size_t)ntasks);
+  memset(waiting, 0, (size_t)size);
+  nworkers = nwaiting = 0;
+  /* Exactly one message from every live worker, before handing anything
+   * out: once every survivor's last result is in, the slices not done are
+   * exactly those nobody alive is working on. */
+  int* live = malloc(sizeof(int) * (size_t)size);
+  for (int r = 1; r < size; r++) {
+    double msg[2];
+    MPI_Status st;
+    if ((rc = MPI_Recv(msg, 2, MPI_DOUBLE, r, TAG_RESULT, MPI_COMM_WORLD, &st)) != MPI_SUCCESS) break;
+    if (st.MPI_SOURCE == MPI_PROC_NULL) continue; /* BLANK: rank r is dead */
+    record(msg);
+    live[nworkers++] = r;
+  }
+  if (recoveries > 0) {
+    printf("master: %d live workers%s\n", nworkers, nworkers < size - 1 ? " (the other ranks are blank)" : "");
+    fflush(stdout);
+  }
+  for (int i = 0; i < nworkers && rc == MPI_SUCCESS; i++) rc = hand_out(live[i]);
+  free(live);
+  if (rc != MPI_SUCCESS) return rc;
+  if (nworkers == 0) { /* BLANK or SHRINK, and every worker died: finish alone */
+    for (int t = 0; t < ntasks; t++)
+      if (!done[t]) value[t] = integrate(t), done[t] = 1, ndone++;
+    return MPI_SUCCESS;
+  }
+  /* Every worker that is not waiting works on a slice: go on until every
+   * slice is done and every worker waits. */
+  while (ndone < ntasks || nwaiting < nworkers) {
+    double msg[2];
+    MPI_Status st;
+    if ((rc = MPI_Recv(msg, 2, MPI_DOUBLE, MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &st)) != MPI_SUCCESS) return rc;
+    record(msg);
+    if ((rc = hand_out(st.MPI_SOURCE)) != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+/* After a recovery: which ranks failed (FTMPI_ERROR_FAILURE's error string
+ * names them, as they were numbered before the recovery) and the new size. */
+static void report_recovery(int recoveries) {
+  char failed[MPI_MAX_ERROR_STRING] = "?";
+  int size, len;
+  MPI_Error_string(attr(FTMPI_ERROR_FAILURE), failed, &len);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  printf("master: recovery %d after %s: world size %d, %d of %d slices done\n", recoveries, failed, size, ndone,
+         ntasks);
+  fflush(stdout);
+}
+
+static int master(int comm_mode, int size0) {
+  static const char* mode_names[] = {"ABORT", "REBUILD", "BLANK", "SHRINK"};
+  value = calloc((size_t)ntasks, sizeof *value);
+  done = calloc((size_t)ntasks, 1);
+  assigned = calloc((size_t)ntasks, 1);
+  waiting = calloc((size_t)size0, 1);
+  printf("masterworker: %s mode, %d workers, %d slices of %d points\n",
+         comm_mode >= 0 && comm_mode <= 3 ? mode_names[comm_mode] : "?", size0 - 1, ntasks, npoints);
+  fflush(stdout);
+
+  /* The failure-free value, computed here first (no MPI call: a failure
+   * meanwhile waits for the master's next call to be noticed). */
+  double expected = 0.0;
+  for (int t = 0; t < ntasks; t++) expected += integrate(t);
+
+  printf("masterworker: failure-free value computed, farm starts\n");
+  fflush(stdout);
+  const double t0 = MPI_Wtime();
+  int rc;
+  while ((rc = farm()) != MPI_SUCCESS) {
+    expect_failure(rc);
+    recover();
+    report_recovery(++recoveries);
+  }
+  const double elapsed = MPI_Wtime() - t0;
+
+  double result = 0.0;
+  for (int t = 0; t < ntasks; t++) result += value[t]; /* in slice order, as `expected` */
+  const int ok = result == expected;
+  /* A slice is handed out again when its worker died, or when the failure
+   * discarded the message that handed it out (RESET: no message crosses a
+   * recovery); it is computed again only in the first case. */
+  printf("masterworker: farm done in %.2f s: %d slices handed out for %d slices (%d again after a recovery), "
+         "%d duplicate results ignored, %d recoveries\n",
+         elapsed, handed_out, ntasks, handed_out - ntasks, duplicates, recoveries);
+  printf("masterworker: result %.17g, failure-free value %.17g: %s\n", result, expected, ok ? "MATCH" : "MISMATCH");
+  fflush(stdout);
+
+  /* Let every worker go. */
+  int size, stop = STOP;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int r = 1; r < size; r++)
+    if (waiting[r] && (rc = MPI_Send(&stop, 1, MPI_INT, r, TAG_WORK, MPI_COMM_WORLD)) != MPI_SUCCESS) {
+      fprintf(stderr, "masterworker: a failure while stopping the workers: not handled, aborting\n");
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+  return ok;
+}
+
+int main(int argc, char** argv) {
+  const int rc = MPI_Init(&argc, &argv);
+  const int restarted = rc == MPI_INIT_RESTARTED_NODE;
+  if (argc > 1) ntasks = atoi(argv[1]);
+  if (argc > 2) npoints = atoi(argv[2]) / 2 * 2; /* Simpson needs an even count */
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (ntasks < 1 || npoints < 2 || size < 2) {
+    if (rank == 0) fprintf(stderr, "usage: mpirun -np N (N >= 2) masterworker [tasks [points]]\n");
+    MPI_Finalize();
+    return 2;
+  }
+  if (attr(FTMPI_RECOVERY_MODE) != FTMPI_RECOVERY_MODE_MANUAL || attr(FTMPI_MSG_MODE) != FTMPI_MSG_MODE_RESET) {
+    if (rank == 0) fprintf(stderr, "masterworker: written for MANUAL recovery and RESET messages (the defaults)\n");
+    MPI_Finalize();
+    return 2;
+  }
+  /* Failures must come back as error codes, not end the job. */
+  MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int ok = 1;
+  if (rank == 0) ok = master(attr(FTMPI_COMM_MODE), size);
+  else worker(restarted);
+  MPI_Finalize();
+  return ok ? 0 : 1;
+}
