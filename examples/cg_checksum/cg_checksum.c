@@ -2,7 +2,7 @@
  * failures by rolling back to an in-memory checkpoint encoded with
  * Reed-Solomon across the processes (no disk involved).
  *
- *   mpirun -np 8 --ft-comm-mode=rebuild cg_checksum [-n N] [-K K] [-m M] [-t TOL] [-q]
+ *   mpirun -np 8 --ft-comm-mode=rebuild cg_checksum [-n N] [-K K] [-m M] [-t TOL] [-q] [-C]
  *
  *   -n N    grid points per side: N^3 unknowns (default 64)
  *   -K K    checkpoint every K iterations (default 10; 0: never, so a failure
@@ -10,6 +10,8 @@
  *   -m M    checksum ranks = simultaneous failures survived (default 1)
  *   -t TOL  stop when ||r|| / ||b|| <= TOL (default 1e-10)
  *   -q      no line per checkpoint
+ *   -C      for the tests only: spoil every state rebuilt from a checkpoint
+ *           (x[0] += 1e-6), to show that the final check then fails
  *
  * Ranks 0..np-M-1 solve (rows in slabs of z-planes: poisson.c); ranks
  * np-M..np-1 hold the Reed-Solomon parity of the solvers' states
@@ -44,7 +46,7 @@
   } while (0)
 
 static struct {
-  int n, K, m, verbose, maxit;
+  int n, K, m, verbose, maxit, corrupt;
   double tol;
   int rank, np, k, solver; /* solver: rank < k; the others are checksum ranks */
   Slab slab;
@@ -182,8 +184,13 @@ static int restore(int after_failure) {
   RestoreReport rep;
   TRY(ckpt_restore(&app.ck, &rep));
   if (app.solver) {
-    if (rep.version >= 0) unpack(ckpt_restored(&app.ck, &rep));
-    else TRY(cg_start(&app.st, &app.slab, app.compute)); /* nothing to go back to: iteration 0 */
+    if (rep.version >= 0) {
+      unpack(ckpt_restored(&app.ck, &rep));
+      for (int i = 0; app.corrupt && i < rep.nlost; i++)
+        if (rep.lost[i] == app.rank) app.st.x[0] += 1e-6; /* -C: a wrong rebuild must not go unnoticed */
+    } else {
+      TRY(cg_start(&app.st, &app.slab, app.compute)); /* nothing to go back to: iteration 0 */
+    }
   }
   if (!after_failure) return MPI_SUCCESS;
   app.recoveries++;
@@ -251,7 +258,14 @@ static int final_check(int* passed) {
     }
     ok = app.st.it == app.ref_iterations && diff <= TOLERANCE * scale;
   }
-  if (rc == MPI_SUCCESS) rc = MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  /* The last collective before MPI_Finalize, and the job's agreement to end:
+   * an MPI_Allreduce rather than rank 0's MPI_Bcast, because a root's
+   * broadcast can succeed (its sends are eager) while the others already
+   * fail it for a process that died earlier; rank 0 would then sit in
+   * MPI_Finalize while the others recover without it. An Allreduce cannot
+   * complete anywhere before every process entered it. */
+  int vote = app.rank == 0 ? ok : 1;
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&vote, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rc == MPI_SUCCESS && app.rank == 0) {
     printf("cg_checksum: converged in %d iterations (residual %.2e) in %.2f s: %d recoveries (%d interrupted by "
            "another failure), %d iterations redone, %d checkpoints taking %.3f s\n",
@@ -272,7 +286,7 @@ static int final_check(int* passed) {
 
 static int usage(void) {
   if (app.rank == 0)
-    fprintf(stderr, "usage: mpirun -np P --ft-comm-mode=rebuild cg_checksum [-n N] [-K K] [-m M] [-t TOL] [-q]\n");
+    fprintf(stderr, "usage: mpirun -np P --ft-comm-mode=rebuild cg_checksum [-n N] [-K K] [-m M] [-t TOL] [-q] [-C]\n");
   MPI_Finalize();
   return 2;
 }
@@ -284,12 +298,13 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &app.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &app.np);
   app.n = 64, app.K = 10, app.m = 1, app.tol = 1e-10, app.verbose = 1, app.maxit = 100000;
-  for (int c; (c = getopt(argc, argv, "n:K:m:t:q")) != -1;) {
+  for (int c; (c = getopt(argc, argv, "n:K:m:t:qC")) != -1;) {
     if (c == 'n') app.n = atoi(optarg);
     else if (c == 'K') app.K = atoi(optarg);
     else if (c == 'm') app.m = atoi(optarg);
     else if (c == 't') app.tol = atof(optarg);
     else if (c == 'q') app.verbose = 0;
+    else if (c == 'C') app.corrupt = 1;
     else return usage();
   }
   app.k = app.np - app.m;

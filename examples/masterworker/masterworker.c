@@ -12,10 +12,9 @@
  *
  * The master holds the farm's state and must not die: FT-MPI keeps the
  * survivors going, but nothing here could rebuild what the master knew.
- * Any worker may die at any time while the farm runs. A failure after the
- * master started to send the final STOP messages is not handled (some
- * workers may be in MPI_Finalize already): the master aborts the job if it
- * sees one (see README.md).
+ * Any worker may die at any time until every process has entered the final
+ * barrier (stop_workers): only a worker that dies after that, while the
+ * others leave it for MPI_Finalize, is not handled (see README.md).
  *
  * The whole fault-tolerance protocol is one rule on each side:
  *  - a worker sends one message and waits for the answer; the message is
@@ -107,7 +106,13 @@ static void worker(int restarted) {
       recover();
       continue;
     }
-    if (task == STOP) return;
+    if (task == STOP) { /* the end, if every process gets this far (see master()) */
+      if ((rc = MPI_Barrier(MPI_COMM_WORLD)) == MPI_SUCCESS) return;
+      expect_failure(rc);
+      recover();
+      msg[0] = -1.0; /* "ready" again: the master has my last result */
+      continue;
+    }
     msg[0] = task;
     msg[1] = integrate(task);
   }
@@ -118,8 +123,9 @@ static void worker(int restarted) {
 static double* value;  /* value[t]: result of slice t, valid if done[t] */
 static char* done;
 static char* assigned; /* handed out and not answered since the last recovery */
+static char* given;    /* handed out at least once */
 static char* waiting;  /* waiting[r]: worker rank r waits for an answer */
-static int ndone, nworkers, nwaiting, duplicates, handed_out, recoveries;
+static int ndone, nworkers, nwaiting, duplicates, handed_again, by_master, recoveries;
 
 /* A worker's message: keep its result unless the slice is done already. */
 static void record(const double msg[2]) {
@@ -145,7 +151,8 @@ static int hand_out(int w) {
     return MPI_SUCCESS;
   }
   assigned[t] = 1;
-  handed_out++;
+  handed_again += given[t];
+  given[t] = 1;
   return MPI_Send(&t, 1, MPI_INT, w, TAG_WORK, MPI_COMM_WORLD);
 }
 
@@ -178,7 +185,7 @@ static int farm(void) {
   if (rc != MPI_SUCCESS) return rc;
   if (nworkers == 0) { /* BLANK or SHRINK, and every worker died: finish alone */
     for (int t = 0; t < ntasks; t++)
-      if (!done[t]) value[t] = integrate(t), done[t] = 1, ndone++;
+      if (!done[t]) value[t] = integrate(t), done[t] = 1, ndone++, by_master++;
     return MPI_SUCCESS;
   }
   /* Every worker that is not waiting works on a slice: go on until every
@@ -205,11 +212,27 @@ static void report_recovery(int recoveries) {
   fflush(stdout);
 }
 
+/* Every slice is done and every live worker waits: tell them to stop, then
+ * agree with all of them that the job ends. A failure before every process
+ * is in the barrier fails it everywhere (a barrier cannot complete anywhere
+ * before everyone entered it): the caller recovers and runs farm() again,
+ * where the stopped workers and any restarted one say "ready" and get STOP
+ * once more. Without the barrier, a worker dying after its last result
+ * would leave the master in MPI_Finalize while the others recover. */
+static int stop_workers(void) {
+  int size, rc, stop = STOP;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int r = 1; r < size; r++)
+    if (waiting[r] && (rc = MPI_Send(&stop, 1, MPI_INT, r, TAG_WORK, MPI_COMM_WORLD)) != MPI_SUCCESS) return rc;
+  return MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static int master(int comm_mode, int size0) {
   static const char* mode_names[] = {"ABORT", "REBUILD", "BLANK", "SHRINK"};
   value = calloc((size_t)ntasks, sizeof *value);
   done = calloc((size_t)ntasks, 1);
   assigned = calloc((size_t)ntasks, 1);
+  given = calloc((size_t)ntasks, 1);
   waiting = calloc((size_t)size0, 1);
   printf("masterworker: %s mode, %d workers, %d slices of %d points\n",
          comm_mode >= 0 && comm_mode <= 3 ? mode_names[comm_mode] : "?", size0 - 1, ntasks, npoints);
@@ -224,7 +247,10 @@ static int master(int comm_mode, int size0) {
   fflush(stdout);
   const double t0 = MPI_Wtime();
   int rc;
-  while ((rc = farm()) != MPI_SUCCESS) {
+  for (;;) {
+    rc = farm();
+    if (rc == MPI_SUCCESS) rc = stop_workers();
+    if (rc == MPI_SUCCESS) break;
     expect_failure(rc);
     recover();
     report_recovery(++recoveries);
@@ -237,20 +263,11 @@ static int master(int comm_mode, int size0) {
   /* A slice is handed out again when its worker died, or when the failure
    * discarded the message that handed it out (RESET: no message crosses a
    * recovery); it is computed again only in the first case. */
-  printf("masterworker: farm done in %.2f s: %d slices handed out for %d slices (%d again after a recovery), "
-         "%d duplicate results ignored, %d recoveries\n",
-         elapsed, handed_out, ntasks, handed_out - ntasks, duplicates, recoveries);
+  printf("masterworker: farm done in %.2f s: %d slices, %d handed out again after a recovery, %d computed by the "
+         "master alone, %d duplicate results ignored, %d recoveries\n",
+         elapsed, ntasks, handed_again, by_master, duplicates, recoveries);
   printf("masterworker: result %.17g, failure-free value %.17g: %s\n", result, expected, ok ? "MATCH" : "MISMATCH");
   fflush(stdout);
-
-  /* Let every worker go. */
-  int size, stop = STOP;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  for (int r = 1; r < size; r++)
-    if (waiting[r] && (rc = MPI_Send(&stop, 1, MPI_INT, r, TAG_WORK, MPI_COMM_WORLD)) != MPI_SUCCESS) {
-      fprintf(stderr, "masterworker: a failure while stopping the workers: not handled, aborting\n");
-      MPI_Abort(MPI_COMM_WORLD, 3);
-    }
   return ok;
 }
 
