@@ -361,7 +361,7 @@ def case_usage_errors(ctx):
     for args, text in ((["-np", "2"], "no program to run"),
                        (["-np", "0", "x"], "must be a positive integer"),
                        (["--bogus", "x"], "unknown option '--bogus'"),
-                       (["--host", "far.example.com", "x"], "is not this machine"),
+                       (["--heartbeat-ms", "500", "--heartbeat-timeout-ms", "400", "x"], "must be larger"),
                        (["--hostfile", "/nonexistent/hosts", "x"], "cannot read the hostfile"),
                        (["--host", "a", "--hostfile", "f", "x"], "either --host or --hostfile")):
         p = subprocess.run([ctx.ftmpirun] + args, capture_output=True, text=True, timeout=30)

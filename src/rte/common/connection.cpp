@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "base/clock.hpp"
 #include "base/log.hpp"
 #include "rte/proto/wire.hpp"
 
@@ -13,20 +14,59 @@ namespace ftmpi::rte {
 
 Connection::Connection(EventLoop& loop, int fd, std::string name, const auth::Secret* handshake_secret,
                        Handlers handlers, int handshake_timeout_ms)
-    : loop_(loop), channel_(fd), name_(std::move(name)), handlers_(std::move(handlers)) {
+    : loop_(loop), channel_(fd), name_(std::move(name)), handlers_(std::move(handlers)), last_rx_ns_(now_ns()) {
   if (handshake_secret) {
     hs_.emplace(*handshake_secret, /*initiator=*/false);
     hs_->start(hs_out_);
-    std::weak_ptr<bool> alive = alive_;
-    hs_timer_ = loop_.after_ms(static_cast<uint64_t>(handshake_timeout_ms), [this, alive] {
-      if (alive.expired()) return;
-      hs_timer_ = 0;
-      close("did not authenticate in time");
-    });
+    start_handshake_timer(handshake_timeout_ms, "did not authenticate in time");
   }
   watch_ = loop_.watch(fd, EPOLLIN | (hs_ ? EPOLLOUT : 0u), [this](uint32_t ev) { on_events(ev); });
   want_out_ = hs_.has_value();
   if (!watch_) close("cannot watch socket");
+}
+
+Connection::Connection(EventLoop& loop, int fd, std::string name, const auth::Secret& secret, Handlers handlers,
+                       int timeout_ms, Initiator)
+    : loop_(loop), channel_(fd), name_(std::move(name)), handlers_(std::move(handlers)), last_rx_ns_(now_ns()) {
+  hs_.emplace(secret, /*initiator=*/true);
+  hs_->start(hs_out_);
+  connecting_ = true;
+  start_handshake_timer(timeout_ms, "did not connect and authenticate in time");
+  watch_ = loop_.watch(fd, EPOLLOUT, [this](uint32_t ev) { on_events(ev); });
+  want_out_ = true;
+  if (!watch_) close("cannot watch socket");
+}
+
+std::unique_ptr<Connection> Connection::connect_to(EventLoop& loop, int fd, std::string name,
+                                                   const auth::Secret& secret, Handlers handlers, int timeout_ms) {
+  return std::unique_ptr<Connection>(
+      new Connection(loop, fd, std::move(name), secret, std::move(handlers), timeout_ms, Initiator{}));
+}
+
+void Connection::start_handshake_timer(int timeout_ms, const char* what) {
+  std::weak_ptr<bool> alive = alive_;
+  std::string why = what;
+  hs_timer_ = loop_.after_ms(static_cast<uint64_t>(timeout_ms), [this, alive, why] {
+    if (alive.expired()) return;
+    hs_timer_ = 0;
+    close(why);
+  });
+}
+
+void Connection::touch() { last_rx_ns_ = now_ns(); }
+
+void Connection::finish_connect() {
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (getsockopt(channel_.fd(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+  if (err != 0) {
+    close(std::string("connect failed: ") + std::strerror(err));
+    return;
+  }
+  connecting_ = false;
+  // From here on it is the handshake of an accepted socket, seen from the other side.
+  loop_.set_events(watch_, EPOLLIN | EPOLLOUT);
+  want_out_ = true;
 }
 
 Connection::~Connection() {
@@ -47,7 +87,7 @@ void Connection::close(const std::string& why) {
 }
 
 void Connection::after_queue() {
-  if (hs_) return;  // queued until the peer is authenticated
+  if (hs_ || connecting_) return;  // queued until the peer is authenticated
   if (channel_.flush() == proto::StreamChannel::Io::kError) {
     std::string why = "write failed: " + channel_.error();
     std::weak_ptr<bool> alive = alive_;
@@ -60,6 +100,7 @@ void Connection::after_queue() {
 }
 
 void Connection::update_interest() {
+  if (connecting_) return;  // EPOLLOUT alone until connect() completes
   // While authenticating only handshake bytes may go out; frames queued
   // meanwhile must not keep EPOLLOUT armed (that would spin the loop).
   bool want = hs_ ? hs_sent_ < hs_out_.size() : channel_.pending() > 0;
@@ -96,6 +137,7 @@ void Connection::handshake_step() {
       close(std::string("handshake read failed: ") + std::strerror(errno));
       return;
     }
+    last_rx_ns_ = now_ns();
     size_t before = hs_out_.size();
     hs_->feed(buf, static_cast<size_t>(r), hs_out_);
     if (hs_out_.size() != before) {
@@ -118,11 +160,14 @@ void Connection::handshake_step() {
 }
 
 void Connection::read_frames() {
+  uint64_t before = channel_.rx_bytes();
   auto io = channel_.read_available();
+  if (channel_.rx_bytes() != before) last_rx_ns_ = now_ns();
   proto::Frame f;
   proto::FrameReader::Next n;
   std::weak_ptr<bool> alive = alive_;
   while (!closed_ && (n = channel_.next(f)) == proto::FrameReader::Next::kFrame) {
+    if (f.type == static_cast<uint16_t>(proto::MsgType::kHeartbeat) && f.payload.empty()) continue;
     handlers_.on_frame(f);
     if (alive.expired()) return;
   }
@@ -139,6 +184,10 @@ void Connection::read_frames() {
 
 void Connection::on_events(uint32_t ev) {
   if (closed_) return;
+  if (connecting_) {
+    finish_connect();
+    if (closed_ || connecting_) return;
+  }
   if (hs_) {
     handshake_step();
     if (closed_ || hs_) return;

@@ -1,8 +1,15 @@
 // An authenticated, framed TCP (or socketpair) connection driven by the
 // EventLoop. On an accepted socket it first runs the job-secret handshake
 // (base/auth.hpp) without blocking the loop; nothing the peer sends is looked
-// at before the peer has proven the secret. Connecting sides authenticate
-// with auth::handshake_fd() before wrapping the socket.
+// at before the peer has proven the secret. A connecting side either
+// authenticates with auth::handshake_fd() before wrapping the socket, or
+// hands over a non-blocking socket whose connect() is in progress
+// (connect_to()): the connection finishes connecting and runs the initiator's
+// side of the handshake in the loop, so a dead peer never blocks the process.
+//
+// Liveness: every byte received restarts last_rx_ns(); HEARTBEAT frames only
+// do that and never reach on_frame. Owners send heartbeats and decide what a
+// silent link means.
 //
 // Ownership rule: the owner keeps Connections in a container and never
 // destroys one inside its own callbacks; it calls close() and erases it from
@@ -28,6 +35,11 @@ class Connection {
   // `handshake_secret`: run the responder side of the handshake first.
   Connection(EventLoop& loop, int fd, std::string name, const auth::Secret* handshake_secret,
              Handlers handlers, int handshake_timeout_ms = 10000);
+  // `fd`: non-blocking, connect() in progress (or done). Frames sent before
+  // the handshake completes are queued; a failed connect or handshake, or
+  // one that takes longer than `timeout_ms`, closes the connection.
+  static std::unique_ptr<Connection> connect_to(EventLoop& loop, int fd, std::string name,
+                                                const auth::Secret& secret, Handlers handlers, int timeout_ms);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -51,7 +63,10 @@ class Connection {
     if (!closed_ && !hs_) read_frames();
   }
   bool closed() const { return closed_; }
-  bool authenticated() const { return !hs_; }
+  bool authenticated() const { return !hs_ && !connecting_; }
+  // CLOCK_MONOTONIC ns of the last byte received (or of creation / touch()).
+  uint64_t last_rx_ns() const { return last_rx_ns_; }
+  void touch();
   size_t pending() const { return channel_.pending(); }
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
@@ -59,6 +74,11 @@ class Connection {
   void set_on_drained(std::function<void()> cb) { on_drained_ = std::move(cb); }
 
  private:
+  struct Initiator {};
+  Connection(EventLoop& loop, int fd, std::string name, const auth::Secret& secret, Handlers handlers,
+             int timeout_ms, Initiator);
+  void finish_connect();
+  void start_handshake_timer(int timeout_ms, const char* what);
   void on_events(uint32_t ev);
   void after_queue();
   void handshake_step();
@@ -76,6 +96,8 @@ class Connection {
   uint64_t hs_timer_ = 0;
   bool want_out_ = false;
   bool closed_ = false;
+  bool connecting_ = false;
+  uint64_t last_rx_ns_ = 0;
   std::function<void()> on_drained_;
   // Lets deferred work notice that the connection was destroyed meanwhile.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

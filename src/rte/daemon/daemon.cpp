@@ -33,7 +33,7 @@ Daemon::~Daemon() {
 int Daemon::run() {
   signal_fd_ = make_signal_fd({SIGTERM, SIGINT, SIGHUP});
   signal_watch_ = loop_.watch(signal_fd_, EPOLLIN, [this](uint32_t) { on_signal(); });
-  if (!listen_for_peers() || !connect_launcher()) return 1;
+  if (!connect_launcher()) return 1;  // it also opens our listener (on the job network)
   job_timer_ = loop_.after_ms(kJobStartTimeoutMs, [this] {
     job_timer_ = 0;
     FTMPI_LOG(kError, "ftmpid", "no job from the launcher in time; exiting");
@@ -45,16 +45,6 @@ int Daemon::run() {
   for (int i = 0; i < 50 && launcher_ && !launcher_->closed() && launcher_->pending() > 0; ++i)
     loop_.run_once(20);
   return exit_status_;
-}
-
-void Daemon::on_signal() {
-  int sig;
-  while ((sig = read_signal(signal_fd_)) != 0) {
-    FTMPI_LOG(kInfo, "ftmpid", "got %s; ending ranks", signal_name(sig).c_str());
-    // Exiting on our own (not through SHUTDOWN) tells the launcher something is wrong.
-    exit_without_done_ = true;
-    terminate(128 + sig, terminating_);
-  }
 }
 
 void Daemon::start_job(const proto::JobStart& job) {
@@ -75,13 +65,15 @@ void Daemon::start_job(const proto::JobStart& job) {
   const proto::HostEntry& me = job.hosts[static_cast<size_t>(args_.host)];
   std::string ident = "ftmpid@" + me.name;
   log::set_identity(ident.c_str());
-  if (job.leader == args_.host) {
-    leader_ = std::make_unique<Leader>(state_, *this);
-  } else if (!connect_leader()) {
-    exit_status_ = 1;
-    stop_ = true;
-    return;
-  }
+  lost_.assign(job.hosts.size(), false);
+  leader_host_ = job.leader;
+  if (job.leader == args_.host) leader_ = std::make_unique<Leader>(state_, *this);
+  attach_to_parent();
+  std::vector<std::pair<Connection*, proto::PeerHello>> early;
+  early.swap(early_hellos_);
+  for (auto& [c, m] : early)
+    if (!c->closed()) on_child_hello(c, m);
+  start_heartbeats();
   std::string err;
   if (!ranks_.create_host_resources(me.slots, job.shm_size, err)) {
     FTMPI_LOG(kError, "ftmpid", "%s", err.c_str());
@@ -95,6 +87,7 @@ void Daemon::start_job(const proto::JobStart& job) {
   launch.cwd = job.cwd;
   launch.world_size = job.world_size;
   launch.stdin_slot = job.stdin_slot;
+  launch.env = job.env;
   ranks_.spawn_all(launch);
   maybe_done();  // a host with no slots is done at once
 }
@@ -107,13 +100,22 @@ void Daemon::send_boot(LocalRank& r) {
   b.world_size = job.world_size;
   b.host = args_.host;
   b.hostname = me.name;
-  b.local_slots = me.slots;
-  b.local_index = r.local_index;
-  b.shm_fd = ranks_.shm_fd();
-  b.shm_size = ranks_.shm_size();
-  b.doorbell_fds.assign(ranks_.doorbells().begin(), ranks_.doorbells().end());
+  if (r.in_segment) {
+    b.local_slots = me.slots;
+    b.local_index = r.local_index;
+    b.shm_fd = ranks_.shm_fd();
+    b.shm_size = ranks_.shm_size();
+    b.doorbell_fds.assign(ranks_.doorbells().begin(), ranks_.doorbells().end());
+  } else {
+    // Moved here from a lost host: alone in its "host", TCP to everyone.
+    b.local_slots = {r.id.slot};
+    b.local_index = 0;
+    b.shm_fd = -1;
+    b.shm_size = 0;
+    b.doorbell_fds = {r.own_doorbell};
+  }
   b.secret = secret_;
-  b.tcp_bind_addr = me.addr;
+  b.tcp_bind_addr = my_addr_;
   b.epoch = state_.epoch();
   b.restarted = r.id.incarnation > 0;
   b.modes = state_.modes();
@@ -284,7 +286,7 @@ void Daemon::from_leader(const proto::Frame& f) {
   }
   if (!ok) {
     FTMPI_LOG(kError, "ftmpid", "bad %s from the leader", proto::msg_name(f.type));
-    if (leader_link_) leader_link_->close("protocol error");
+    if (parent_) parent_->close("protocol error");
   }
 }
 
@@ -292,6 +294,8 @@ void Daemon::terminate(int32_t exit_code, bool immediate) {
   if (!terminating_) {
     terminating_ = true;
     if (leader_) leader_->stop();  // the deaths that follow are not events
+    if (sync_timer_) loop_.cancel(sync_timer_);
+    sync_timer_ = 0;
     for (LocalRank& r : ranks_.ranks())
       if (r.booted && r.running() && r.ctrl) r.ctrl->send(proto::JobAbort{exit_code});
   }

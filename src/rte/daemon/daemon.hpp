@@ -1,14 +1,19 @@
 // ftmpid: one per host. It connects back to the launcher, receives the job,
 // creates the host's shared memory and doorbells, forks the local ranks and
 // serves their control channels, forwards their output, and reports their
-// exits. Daemon 0 is also the job's leader (rte/daemon/leader.hpp); the
-// others keep one TCP link to it.
+// exits. The daemons form a tree over the live hosts of the launcher's view
+// (rte/daemon/topology.hpp) rooted at the leader (rte/daemon/leader.hpp):
+// frames for the leader go up through the parents, the leader's broadcasts
+// come down and are kept in every daemon's broadcast log.
 //
-// Life of a daemon: connect + authenticate to the launcher, DAEMON_HELLO,
-// JOB_START, (non-leaders: connect + authenticate to the leader, PEER_HELLO),
-// spawn ranks, serve, DAEMON_DONE once every local rank ended and its output
-// is forwarded, exit on SHUTDOWN. If the launcher link breaks, or on SIGTERM,
-// the daemon ends its ranks (SIGTERM, SIGKILL after the grace period) and exits.
+// Life of a daemon: connect + authenticate to the launcher, DAEMON_HELLO
+// (with its address on the job network), JOB_START, attach to its parent
+// (PEER_HELLO / PEER_WELCOME), spawn ranks, serve, DAEMON_DONE once every
+// local rank ended and its output is forwarded, exit on SHUTDOWN.
+// Every link carries heartbeats: a silent tree neighbour is reported to the
+// launcher (HOST_SUSPECT), which alone declares hosts lost (VIEW); a silent
+// or broken launcher link, or SIGTERM, makes the daemon end its ranks
+// (SIGTERM, SIGKILL after the grace period) and exit.
 #pragma once
 #include <map>
 #include <memory>
@@ -22,7 +27,9 @@
 #include "rte/daemon/job_state.hpp"
 #include "rte/daemon/leader.hpp"
 #include "rte/daemon/local_ranks.hpp"
+#include "rte/daemon/topology.hpp"
 #include "rte/proto/runtime_messages.hpp"
+#include "rte/proto/tree_messages.hpp"
 
 namespace ftmpi::rte {
 
@@ -30,7 +37,9 @@ struct DaemonArgs {
   std::string launcher_addr;
   uint16_t launcher_port = 0;
   int32_t host = 0;
-  std::string bind_addr = "127.0.0.1";  // where this daemon accepts other daemons
+  // Where this daemon accepts other daemons and its ranks listen; "auto": the
+  // address its connection to the launcher leaves from (its job network).
+  std::string bind_addr = "127.0.0.1";
 };
 
 class Daemon : public RankListener, public LeaderOutput {
@@ -41,20 +50,43 @@ class Daemon : public RankListener, public LeaderOutput {
   int run();
 
  private:
-  // ---- links (daemon_links.cpp) ----
+  // ---- launcher link, listener, heartbeats (daemon_links.cpp) ----
   bool connect_launcher();
   bool listen_for_peers();
-  bool connect_leader();
   void accept_peers();
-  void on_peer_frame(Connection* c, const proto::Frame& f);
-  void on_peer_closed(Connection* c, const std::string& why);
   void on_launcher_frame(const proto::Frame& f);
   void on_launcher_closed(const std::string& why);
   void on_signal();
+  void start_heartbeats();
+  void heartbeat_tick();
+  // A tree neighbour went silent or its link broke: tell the launcher, drop the link.
+  void suspect_host(int32_t host, const std::string& why);
+  void to_launcher(const std::vector<uint8_t>& frame) override;
+  int tcp_user_timeout_ms() const;
+
+  // ---- the control tree (daemon_tree.cpp) ----
+  void apply_view(const proto::View& v);
+  void attach_to_parent();
+  void on_parent_frame(const proto::Frame& f);
+  void on_parent_closed(const std::string& why);
+  void on_child_frame(Connection* c, const proto::Frame& f);
+  void on_child_closed(Connection* c, const std::string& why);
+  void on_child_hello(Connection* c, const proto::PeerHello& m);
+  // An UP frame from a child (or our own): to the leader, or on to the parent.
+  void route_up(const proto::Up& m, const std::vector<uint8_t>& encoded);
+  void deliver_to_leader(int32_t origin, const std::vector<uint8_t>& frame);
+  // A DOWN frame from the parent, or a log fill from a child (`from_child`).
+  void on_down(const proto::Down& m, Connection* from_child);
+  void forward_down(const std::vector<uint8_t>& encoded, Connection* except);
+  void send_up_now(const std::vector<uint8_t>& encoded_up);
   void to_leader(const std::vector<uint8_t>& frame);
   void to_daemon(int32_t host, const std::vector<uint8_t>& frame) override;
   void to_all_daemons(const std::vector<uint8_t>& frame) override;
-  void to_launcher(const std::vector<uint8_t>& frame) override;
+  std::vector<proto::Frame> logged_broadcasts() const override;
+  proto::Down log_entry(uint64_t bseq) const;
+  void close_tree_link_to(int32_t host);
+  bool tree_links_quiet() const { return stop_ || done_sent_ || terminating_; }
+  void start_sync_timer();
 
   // ---- job (daemon.cpp) ----
   void start_job(const proto::JobStart& job);
@@ -72,6 +104,8 @@ class Daemon : public RankListener, public LeaderOutput {
   void on_recover_done(const proto::RecoverDoneDown& m);
   void on_inject(const proto::InjectKill& m);
   void trace(const proto::Trace& t);
+  // This daemon's local facts for the leader (after a view change).
+  proto::HostSync host_sync() const;
   void on_control(LocalRank& r, const proto::Frame& f) override;
   void on_output(LocalRank& r, uint8_t stream, std::string data) override;
   void on_output_eof(LocalRank& r, uint8_t stream) override;
@@ -89,10 +123,26 @@ class Daemon : public RankListener, public LeaderOutput {
   uint64_t listen_watch_ = 0;
   int signal_fd_ = -1;
   uint64_t signal_watch_ = 0;
-  std::unique_ptr<Connection> leader_link_;      // non-leaders
-  std::vector<std::unique_ptr<Connection>> peers_;  // leader: accepted daemons
-  std::map<Connection*, int32_t> peer_host_;        // identified by PEER_HELLO
-  std::map<int32_t, std::vector<std::vector<uint8_t>>> held_;  // frames for daemons not yet connected
+  std::string my_addr_;  // address on the job network (bind address)
+
+  // The tree. Accepted connections are children once they said PEER_HELLO.
+  uint32_t term_ = 0;
+  int32_t leader_host_ = 0;
+  std::vector<bool> lost_;  // by host, from the launcher's views
+  std::unique_ptr<Connection> parent_;
+  int32_t parent_host_ = -1;
+  bool parent_ready_ = false;  // welcomed: UP frames may go out
+  std::vector<std::vector<uint8_t>> up_queue_;  // encoded UP frames waiting for a parent
+  std::vector<std::unique_ptr<Connection>> peers_;  // accepted daemon connections
+  std::map<Connection*, int32_t> child_host_;       // ...that said PEER_HELLO
+  std::vector<std::pair<Connection*, proto::PeerHello>> early_hellos_;  // before our JOB_START
+  struct LogEntry {
+    uint32_t term;
+    std::vector<uint8_t> frame;
+  };
+  std::vector<LogEntry> log_;  // the leader's broadcasts, bseq = index + 1
+  uint64_t heartbeat_timer_ = 0;
+  uint64_t sync_timer_ = 0;
 
   std::optional<proto::JobStart> job_;
   JobState state_;

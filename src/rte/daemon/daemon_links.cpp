@@ -1,12 +1,18 @@
-// The daemon's connections: to the launcher, to the leader (non-leaders), and
-// from the other daemons (leader), plus frame routing between them.
+// The daemon's link to the launcher, its listener for other daemons, and
+// the heartbeats on every link.
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+
+#include "base/clock.hpp"
 #include "base/fd.hpp"
 #include "base/log.hpp"
+#include "rte/common/process.hpp"
 #include "rte/daemon/daemon.hpp"
 
 namespace ftmpi::rte {
@@ -15,31 +21,29 @@ using proto::MsgType;
 
 namespace {
 constexpr int kConnectAuthTimeoutMs = 10000;
-// Keepalive and TCP_USER_TIMEOUT so that a silent peer host is noticed.
-constexpr int kTcpUserTimeoutMs = 10000;
 
-// Connects and proves the job secret; returns the non-blocking socket or -1.
-int connect_authenticated(const std::string& addr, uint16_t port, const auth::Secret& secret, const char* what) {
-  int fd = fd::tcp_connect(addr, port, /*nonblocking=*/false);
-  if (fd < 0) {
-    FTMPI_LOG(kError, "ftmpid", "cannot connect to the %s at %s:%u", what, addr.c_str(), port);
-    return -1;
-  }
-  fd::tcp_tune(fd, kTcpUserTimeoutMs);
-  if (!auth::handshake_fd(fd, secret, /*initiator=*/true, kConnectAuthTimeoutMs)) {
-    FTMPI_LOG(kError, "ftmpid", "the %s at %s:%u did not authenticate", what, addr.c_str(), port);
-    ::close(fd);
-    return -1;
-  }
-  fd::set_nonblocking(fd);
-  return fd;
+// The local address of a connected socket ("a.b.c.d"), "" on error.
+std::string local_address(int fd) {
+  sockaddr_in sa{};
+  socklen_t len = sizeof sa;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len) != 0 || sa.sin_family != AF_INET) return "";
+  char ip[INET_ADDRSTRLEN] = "";
+  inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
+  return ip;
 }
 }  // namespace
 
+int Daemon::tcp_user_timeout_ms() const {
+  // Unacknowledged data this old means the peer host is gone; heartbeats
+  // usually tell first. Before JOB_START only the launcher link exists.
+  if (!job_) return 10000;
+  return static_cast<int>(std::max<uint32_t>(1000, 2 * job_->heartbeat_timeout_ms));
+}
+
 bool Daemon::listen_for_peers() {
-  listen_fd_ = fd::tcp_listen(args_.bind_addr, listen_port_);
+  listen_fd_ = fd::tcp_listen(my_addr_, listen_port_);
   if (listen_fd_ < 0) {
-    FTMPI_LOG(kError, "ftmpid", "cannot listen on %s", args_.bind_addr.c_str());
+    FTMPI_LOG(kError, "ftmpid", "cannot listen on %s", my_addr_.c_str());
     return false;
   }
   fd::set_nonblocking(listen_fd_);
@@ -48,8 +52,26 @@ bool Daemon::listen_for_peers() {
 }
 
 bool Daemon::connect_launcher() {
-  int fd = connect_authenticated(args_.launcher_addr, args_.launcher_port, secret_, "launcher");
-  if (fd < 0) return false;
+  // Nothing else to do until the launcher answers: a blocking connect is fine here.
+  int fd = fd::tcp_connect(args_.launcher_addr, args_.launcher_port, /*nonblocking=*/false);
+  if (fd < 0) {
+    FTMPI_LOG(kError, "ftmpid", "cannot connect to the launcher at %s:%u", args_.launcher_addr.c_str(),
+              args_.launcher_port);
+    return false;
+  }
+  fd::tcp_tune(fd, tcp_user_timeout_ms());
+  if (!auth::handshake_fd(fd, secret_, /*initiator=*/true, kConnectAuthTimeoutMs)) {
+    FTMPI_LOG(kError, "ftmpid", "the launcher at %s:%u did not authenticate", args_.launcher_addr.c_str(),
+              args_.launcher_port);
+    ::close(fd);
+    return false;
+  }
+  fd::set_nonblocking(fd);
+  my_addr_ = args_.bind_addr == "auto" ? local_address(fd) : args_.bind_addr;
+  if (my_addr_.empty() || !listen_for_peers()) {
+    ::close(fd);
+    return false;
+  }
   Connection::Handlers h;
   h.on_frame = [this](const proto::Frame& f) { on_launcher_frame(f); };
   h.on_close = [this](const std::string& why) { on_launcher_closed(why); };
@@ -59,25 +81,8 @@ bool Daemon::connect_launcher() {
   hello.host = args_.host;
   hello.pid = static_cast<int32_t>(getpid());
   hello.peer_port = listen_port_;
+  hello.addr = my_addr_;
   launcher_->send(hello);
-  return true;
-}
-
-bool Daemon::connect_leader() {
-  const proto::HostEntry& lead = job_->hosts[static_cast<size_t>(job_->leader)];
-  int fd = connect_authenticated(lead.addr, lead.peer_port, secret_, "leader daemon");
-  if (fd < 0) return false;
-  Connection::Handlers h;
-  h.on_frame = [this](const proto::Frame& f) { from_leader(f); };
-  h.on_close = [this](const std::string& why) {
-    // At the end of a job the leader may exit on SHUTDOWN before ours arrives.
-    if (stop_ || done_sent_) return;
-    // No succession yet: without its leader this daemon cannot serve the job.
-    FTMPI_LOG(kError, "ftmpid", "lost the leader daemon (%s); ending local ranks", why.c_str());
-    terminate(1, false);
-  };
-  leader_link_ = std::make_unique<Connection>(loop_, fd, "leader", nullptr, std::move(h));
-  leader_link_->send(proto::PeerHello{proto::kProtocolVersion, args_.host});
   return true;
 }
 
@@ -85,70 +90,23 @@ void Daemon::accept_peers() {
   for (;;) {
     int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
-      if (errno != EAGAIN && errno != EINTR)
-        FTMPI_LOG(kWarn, "ftmpid", "accept failed: errno %d", errno);
+      if (errno != EAGAIN && errno != EINTR) FTMPI_LOG(kWarn, "ftmpid", "accept failed: errno %d", errno);
       return;
     }
-    fd::tcp_tune(fd, kTcpUserTimeoutMs);
+    fd::tcp_tune(fd, tcp_user_timeout_ms());
     std::string name = "daemon connection from " + fd::peer_name(fd);
     // The handlers need the connection's address, which exists only after construction.
     auto self = std::make_shared<Connection*>(nullptr);
     Connection::Handlers h;
-    h.on_frame = [this, self](const proto::Frame& f) { on_peer_frame(*self, f); };
+    h.on_frame = [this, self](const proto::Frame& f) { on_child_frame(*self, f); };
     h.on_close = [this, self](const std::string& why) {
-      if (*self) on_peer_closed(*self, why);
+      if (*self) on_child_closed(*self, why);
     };
     auto conn = std::make_unique<Connection>(loop_, fd, name, &secret_, std::move(h));
     if (conn->closed()) continue;
     *self = conn.get();
     peers_.push_back(std::move(conn));
   }
-}
-
-void Daemon::on_peer_frame(Connection* c, const proto::Frame& f) {
-  auto it = peer_host_.find(c);
-  if (it == peer_host_.end()) {
-    proto::PeerHello hello;
-    bool ok = proto::parse(f, hello) && hello.version == proto::kProtocolVersion && job_ && leader_ &&
-              hello.host != args_.host && hello.host < static_cast<int32_t>(job_->hosts.size());
-    for (const auto& [other, host] : peer_host_) ok = ok && host != hello.host;
-    if (!ok) {
-      FTMPI_LOG(kError, "ftmpid", "%s: bad or unexpected %s; closing", c->name().c_str(), proto::msg_name(f.type));
-      c->close("bad hello");
-      return;
-    }
-    peer_host_[c] = hello.host;
-    c->set_name("daemon of host " + std::to_string(hello.host));
-    for (const auto& frame : held_[hello.host]) c->send_frame(frame);
-    held_.erase(hello.host);
-    return;
-  }
-  if (!leader_->on_frame(it->second, f)) {
-    FTMPI_LOG(kError, "ftmpid", "%s: bad %s; closing", c->name().c_str(), proto::msg_name(f.type));
-    c->close("protocol error");
-  }
-}
-
-void Daemon::on_peer_closed(Connection* c, const std::string& why) {
-  auto it = peer_host_.find(c);
-  if (it != peer_host_.end()) {
-    int32_t host = it->second;
-    peer_host_.erase(it);
-    if (!stop_) {
-      FTMPI_LOG(kError, "ftmpid", "lost the daemon of host %d (%s)", host, why.c_str());
-      if (leader_) leader_->on_daemon_lost(host);
-    }
-  } else {
-    FTMPI_LOG(kWarn, "ftmpid", "%s closed: %s", c->name().c_str(), why.c_str());
-  }
-  loop_.defer([this, c] {
-    for (auto p = peers_.begin(); p != peers_.end(); ++p) {
-      if (p->get() == c) {
-        peers_.erase(p);
-        return;
-      }
-    }
-  });
 }
 
 void Daemon::on_launcher_frame(const proto::Frame& f) {
@@ -173,6 +131,9 @@ void Daemon::on_launcher_frame(const proto::Frame& f) {
     case MsgType::kInjectKill:
       ok = job_ && with_parsed<proto::InjectKill>(f, [&](auto& m) { on_inject(m); });
       break;
+    case MsgType::kView:
+      ok = job_ && with_parsed<proto::View>(f, [&](auto& m) { apply_view(m); });
+      break;
     default: break;
   }
   if (!ok) {
@@ -183,48 +144,78 @@ void Daemon::on_launcher_frame(const proto::Frame& f) {
 
 void Daemon::on_launcher_closed(const std::string& why) {
   if (stop_) return;
+  // mpirun is the job's anchor: without it (its host lost, or a network
+  // split that left us on the other side) this host's part of the job ends.
   FTMPI_LOG(kError, "ftmpid", "lost the launcher (%s); ending local ranks", why.c_str());
   exit_without_done_ = true;
   exit_status_ = 1;
   terminate(1, false);
 }
 
+void Daemon::on_signal() {
+  int sig;
+  while ((sig = read_signal(signal_fd_)) != 0) {
+    FTMPI_LOG(kInfo, "ftmpid", "got %s; ending ranks", signal_name(sig).c_str());
+    // Exiting on our own (not through SHUTDOWN) tells the launcher something is wrong.
+    exit_without_done_ = true;
+    terminate(128 + sig, terminating_);
+  }
+}
+
 void Daemon::to_launcher(const std::vector<uint8_t>& frame) {
   if (launcher_) launcher_->send_frame(frame);
 }
 
-void Daemon::to_leader(const std::vector<uint8_t>& frame) {
-  if (leader_) {
-    // Through the loop, like a frame from a remote daemon: the leader never
-    // runs inside the handler that produced the frame.
-    loop_.defer([this, frame] {
-      proto::Frame f;
-      if (proto::split_frame(frame, f)) leader_->on_frame(args_.host, f);
-    });
-  } else if (leader_link_) {
-    leader_link_->send_frame(frame);
-  }
+void Daemon::start_heartbeats() {
+  if (launcher_) launcher_->touch();  // it may have been quiet while the other daemons started
+  heartbeat_timer_ = loop_.after_ms(job_->heartbeat_ms, [this] { heartbeat_tick(); });
 }
 
-void Daemon::to_daemon(int32_t host, const std::vector<uint8_t>& frame) {
-  if (host == args_.host) {
-    loop_.defer([this, frame] {
-      proto::Frame f;
-      if (proto::split_frame(frame, f)) from_leader(f);
-    });
-    return;
-  }
-  for (const auto& [c, h] : peer_host_) {
-    if (h == host) {
-      c->send_frame(frame);
-      return;
+void Daemon::heartbeat_tick() {
+  heartbeat_timer_ = 0;
+  if (stop_) return;
+  const uint64_t now = now_ns(), limit = static_cast<uint64_t>(job_->heartbeat_timeout_ms) * 1000000ull;
+  auto beat = [](Connection& c) {
+    // A link that is backed up is not silent; do not pile heartbeats on it.
+    if (!c.closed() && c.pending() < (64u << 10)) c.send(proto::Heartbeat{});
+  };
+  auto silent = [&](const Connection& c) { return !c.closed() && now > c.last_rx_ns() + limit; };
+  auto ms = [&](const Connection& c) { return std::to_string((now - c.last_rx_ns()) / 1000000ull); };
+  if (launcher_ && !launcher_->closed()) {
+    if (silent(*launcher_)) {
+      launcher_->close("launcher silent for " + ms(*launcher_) + " ms");
+      if (stop_) return;
+    } else {
+      beat(*launcher_);
     }
   }
-  held_[host].push_back(frame);  // that daemon has not connected yet
+  if (parent_ && !parent_->closed()) {
+    if (silent(*parent_))
+      suspect_host(parent_host_, "parent silent for " + ms(*parent_) + " ms");
+    else if (parent_->authenticated())
+      beat(*parent_);
+  }
+  std::vector<std::pair<int32_t, std::string>> quiet;
+  for (const auto& [c, host] : child_host_) {
+    if (silent(*c))
+      quiet.emplace_back(host, "child silent for " + ms(*c) + " ms");
+    else
+      beat(*c);
+  }
+  for (const auto& [host, why] : quiet) suspect_host(host, why);
+  if (!stop_) heartbeat_timer_ = loop_.after_ms(job_->heartbeat_ms, [this] { heartbeat_tick(); });
 }
 
-void Daemon::to_all_daemons(const std::vector<uint8_t>& frame) {
-  for (int32_t h = 0; h < static_cast<int32_t>(job_->hosts.size()); ++h) to_daemon(h, frame);
+void Daemon::suspect_host(int32_t host, const std::string& why) {
+  if (host < 0 || host == args_.host) return;
+  close_tree_link_to(host);
+  if (tree_links_quiet() || (host < static_cast<int32_t>(lost_.size()) && lost_[static_cast<size_t>(host)]))
+    return;
+  FTMPI_LOG(kError, "ftmpid", "host %d (%s) looks lost: %s; telling the launcher", host,
+            job_ && host < static_cast<int32_t>(job_->hosts.size()) ? job_->hosts[static_cast<size_t>(host)].name.c_str()
+                                                                     : "?",
+            why.c_str());
+  to_launcher(proto::make_frame(proto::HostSuspect{host, why}));
 }
 
 }  // namespace ftmpi::rte

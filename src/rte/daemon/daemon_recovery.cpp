@@ -50,6 +50,13 @@ void Daemon::on_respawn(const proto::Respawn& m) {
   state_.apply_respawn(m.who, m.host);  // the leader's own table is already there
   if (m.host != args_.host || terminating_) return;
   LocalRank* r = ranks_.find(m.who.slot);
+  if (!r && state_.current(m.who) && state_.alive(m.who.slot)) {
+    // Its host is lost: the slot moves here (the next live host in order).
+    FTMPI_LOG(kInfo, "ftmpid", "adopting rank %d (incarnation %u) from a lost host", m.who.slot,
+              m.who.incarnation);
+    ranks_.adopt(m.who);
+    return;
+  }
   if (!r || !state_.current(m.who) || !state_.alive(m.who.slot)) {
     FTMPI_LOG(kError, "ftmpid", "cannot respawn rank %d here", m.who.slot);
     return;

@@ -26,6 +26,11 @@ Leader::Leader(JobState& state, LeaderOutput& out)
 
 bool Leader::on_frame(int32_t from_host, const proto::Frame& f) {
   using proto::with_parsed;
+  if (syncing_) {
+    // A new leader acts only on the complete picture (finish_takeover).
+    queued_.emplace_back(from_host, f);
+    return true;
+  }
   switch (static_cast<MsgType>(f.type)) {
     case MsgType::kCardsUp:
       return with_parsed<proto::CardsUp>(f, [&](auto& m) { on_cards(from_host, m); });
@@ -169,9 +174,13 @@ void Leader::on_suspect(const proto::SuspectUp& m) {
 void Leader::on_daemon_lost(int32_t host) {
   if (host >= 0 && host < static_cast<int32_t>(host_lost_.size())) host_lost_[static_cast<size_t>(host)] = true;
   for (int32_t s = 0; s < state_.world_size(); ++s) {
-    const ProcEntry& p = state_.proc(s);
-    if (p.host == host && p.state == ProcState::kAlive)
-      fail(p.id, p.pid, proto::ExitInfo{proto::ExitInfo::kLost, 0}, true);
+    ProcEntry& p = state_.proc(s);
+    if (p.host != host || p.state != ProcState::kAlive) continue;
+    if (fence_done_ && fenced_[static_cast<size_t>(s)]) {
+      p.state = ProcState::kFinished;  // released from its fence: its end is a normal one
+      continue;
+    }
+    fail(p.id, p.pid, proto::ExitInfo{proto::ExitInfo::kLost, 0}, true);
   }
   check_all();
 }

@@ -7,17 +7,20 @@
 //
 // It talks only through LeaderOutput (frames), so it runs the same whether
 // the daemons are remote or the leader is talking to itself, and it is
-// unit-tested with a recording output. The leader is daemon 0 today; the
-// design leaves room for "lowest-numbered live daemon" succession (the state
-// it needs is JobState, which every daemon replicates) and for daemons that
-// aggregate a subtree (CARDS_UP/FENCE_UP/RECOVER_UP already carry lists).
+// unit-tested with a recording output. The leader is the lowest live host of
+// the launcher's view. A daemon that becomes leader when its predecessor's
+// host is lost (leader_succession.cpp) builds its Leader from the replicated
+// JobState and the broadcast log, and from every live daemon's HOST_SYNC,
+// before it sequences anything.
 #pragma once
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "rte/daemon/job_state.hpp"
 #include "rte/proto/frame.hpp"
 #include "rte/proto/runtime_messages.hpp"
+#include "rte/proto/tree_messages.hpp"
 
 namespace ftmpi::rte {
 
@@ -27,6 +30,9 @@ class LeaderOutput {
   virtual void to_all_daemons(const std::vector<uint8_t>& frame) = 0;  // this daemon included
   virtual void to_daemon(int32_t host, const std::vector<uint8_t>& frame) = 0;
   virtual void to_launcher(const std::vector<uint8_t>& frame) = 0;
+  // Every logged broadcast so far, in order (the daemon's broadcast log):
+  // what a new leader rebuilds its gathers from.
+  virtual std::vector<proto::Frame> logged_broadcasts() const { return {}; }
 };
 
 class Leader {
@@ -37,8 +43,22 @@ class Leader {
   // A frame from the daemon on `from_host` (CARDS_UP, FENCE_UP, RECOVER_UP,
   // PROC_EXIT, ABORT_UP, SUSPECT_UP). False if malformed or unexpected: close that link.
   bool on_frame(int32_t from_host, const proto::Frame& f);
-  // That daemon is gone: all its live ranks are lost.
+  // That daemon is gone: all its live ranks are lost (ranks already past
+  // the job's finalize fence end normally).
   void on_daemon_lost(int32_t host);
+
+  // ---- succession and views (leader_succession.cpp) ----
+  // This daemon leads from view `term` on, its predecessor's host being lost:
+  // until every live host sent a HOST_SYNC of that term or later, frames are
+  // queued and nothing is sequenced. `lost[h]`: host h is gone.
+  void begin_takeover(uint32_t term, const std::vector<bool>& lost);
+  bool syncing() const { return syncing_; }
+  // Live hosts whose HOST_SYNC a takeover still waits for.
+  std::vector<int32_t> unsynced_hosts() const;
+  // A new view from the launcher: the ranks of newly lost hosts are lost.
+  void on_view(const std::vector<bool>& lost);
+  // A daemon's local facts (after every view change). Idempotent.
+  void on_host_sync(int32_t from_host, const proto::HostSync& m);
   bool ending() const { return ending_; }
   // The job is being ended from outside (launcher TERMINATE, lost launcher):
   // sequence nothing more.
@@ -46,9 +66,7 @@ class Leader {
   bool round_active() const { return round_active_; }
 
   // Where a failed slot is respawned: its own host while that daemon lives,
-  // else the next live host after it in host order; -1 if none is left.
-  // Today a daemon can only host the slots it was given at start, so
-  // `movable` is false and a slot whose host is gone cannot be respawned.
+  // else (`movable`) the next live host after it in host order; -1 if none is left.
   static int32_t respawn_host(int32_t own_host, const std::vector<bool>& host_lost, bool movable);
 
  private:
@@ -78,6 +96,12 @@ class Leader {
   void respawn(int32_t slot);
   void forget_round_state(int32_t slot);
 
+  // ---- succession (leader_succession.cpp) ----
+  void finish_takeover();
+  // Rebuilds the gathers' state from the broadcast log (JobState already holds its effects).
+  void restore(const std::vector<proto::Frame>& log);
+  void apply_sync(int32_t from_host, const proto::HostSync& m);
+
   JobState& state_;
   LeaderOutput& out_;
   std::vector<std::optional<Card>> cards_;
@@ -95,6 +119,12 @@ class Leader {
   std::vector<int32_t> respawn_waiting_;  // failed before the card exchange completed
   bool round_active_ = false;
   uint64_t round_start_ns_ = 0;
+
+  // Takeover: waiting for HOST_SYNC from every live host.
+  bool syncing_ = false;
+  uint32_t takeover_term_ = 0;
+  std::vector<std::optional<proto::HostSync>> syncs_;       // by host
+  std::vector<std::pair<int32_t, proto::Frame>> queued_;  // frames that arrived meanwhile
 };
 
 }  // namespace ftmpi::rte

@@ -142,7 +142,8 @@ void Leader::respawn(int32_t slot) {
                std::to_string(state_.max_respawn()) + "); giving up");
     return;
   }
-  int32_t host = respawn_host(p.host, host_lost_, /*movable=*/false);
+  // A slot whose host is lost moves to the next live host (its daemon adopts it).
+  int32_t host = respawn_host(p.host, host_lost_, /*movable=*/true);
   if (host < 0) {
     job_failed("no live host is left to respawn rank " + std::to_string(slot) + " on");
     return;

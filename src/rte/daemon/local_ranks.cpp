@@ -45,6 +45,7 @@ LocalRanks::~LocalRanks() {
     }
     if (r.in_watch) loop_.unwatch(r.in_watch);
     fd::close_quietly(r.in_fd);
+    fd::close_quietly(r.own_doorbell);
     if (r.linger_timer) loop_.cancel(r.linger_timer);
   }
   for (int& d : doorbells_) fd::close_quietly(d);
@@ -100,12 +101,28 @@ bool LocalRanks::respawn(LocalRank& r, const ProcId& who) {
   // Not inside this connection's callbacks: RESPAWN arrives from the leader.
   r.ctrl.reset();
   int32_t local_index = r.local_index;
+  bool in_segment = r.in_segment;
+  int doorbell = r.own_doorbell;
   r = LocalRank{};
   r.id = who;
   r.local_index = local_index;
+  r.in_segment = in_segment;
+  r.own_doorbell = doorbell;
   r.joined = false;
   spawn_one(r, launch_);
   return true;
+}
+
+LocalRank& LocalRanks::adopt(const ProcId& who) {
+  ranks_.emplace_back();
+  LocalRank& r = ranks_.back();
+  r.id = who;
+  r.local_index = static_cast<int32_t>(ranks_.size() - 1);
+  r.in_segment = false;
+  r.own_doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  r.joined = false;
+  spawn_one(r, launch_);
+  return r;
 }
 
 void LocalRanks::spawn_one(LocalRank& r, const Launch& launch) {
@@ -126,12 +143,20 @@ void LocalRanks::spawn_one(LocalRank& r, const Launch& launch) {
     SpawnRequest req;
     req.argv.push_back(launch.program);
     req.argv.insert(req.argv.end(), launch.args.begin(), launch.args.end());
-    req.env = environment_with({"FTMPI_CTRL_FD=" + std::to_string(sv[1]),
-                                "FTMPI_SLOT=" + std::to_string(r.id.slot),
-                                "FTMPI_WORLD_SIZE=" + std::to_string(launch.world_size)});
+    // The job's variables (forwarded from the launcher) first: ours must win.
+    std::vector<std::string> overrides = launch.env;
+    overrides.push_back("FTMPI_CTRL_FD=" + std::to_string(sv[1]));
+    overrides.push_back("FTMPI_SLOT=" + std::to_string(r.id.slot));
+    overrides.push_back("FTMPI_WORLD_SIZE=" + std::to_string(launch.world_size));
+    req.env = environment_with(overrides);
     req.dup_to = {{inp[0], 0}, {outp[1], 1}, {errp[1], 2}};
-    req.inherit = {sv[1], shm_fd_};
-    req.inherit.insert(req.inherit.end(), doorbells_.begin(), doorbells_.end());
+    req.inherit = {sv[1]};
+    if (r.in_segment) {
+      req.inherit.push_back(shm_fd_);
+      req.inherit.insert(req.inherit.end(), doorbells_.begin(), doorbells_.end());
+    } else if (r.own_doorbell >= 0) {
+      req.inherit.push_back(r.own_doorbell);
+    }
     req.cwd = launch.cwd;
     req.parent_death_signal = SIGKILL;
     req.group = SpawnRequest::Group::kOwnGroup;

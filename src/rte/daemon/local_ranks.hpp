@@ -11,6 +11,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +26,10 @@ namespace ftmpi::rte {
 
 struct LocalRank {
   ProcId id;
-  int32_t local_index = 0;
+  int32_t local_index = 0;  // index in LocalRanks::ranks()
+  // Placed on this host at start: shares the host's shm segment. A slot moved
+  // here from a lost host (REBUILD) is not, and talks TCP to everyone.
+  bool in_segment = true;
   pid_t pid = -1;
   // Protocol progress, maintained by the Daemon.
   bool booted = false;
@@ -51,6 +55,7 @@ struct LocalRank {
   bool running() const { return !exited; }
   // A respawned incarnation that has not completed its first round.
   bool restart_pending() const { return !joined; }
+  int own_doorbell = -1;  // a moved slot's doorbell (BOOT wants one; nothing rings it)
 
  private:
   friend class LocalRanks;
@@ -95,6 +100,7 @@ class LocalRanks {
     std::string cwd;
     int32_t world_size = 1;
     int32_t stdin_slot = -1;
+    std::vector<std::string> env;  // "NAME=value" set for every rank
   };
   // Forks every rank; a rank that cannot be forked is reported as exited 127.
   void spawn_all(const Launch& launch);
@@ -103,8 +109,14 @@ class LocalRanks {
   // incarnation). The old one's output is closed first (RANK_EXIT follows
   // through on_finished). False if `r` has not been reaped yet.
   bool respawn(LocalRank& r, const ProcId& who);
+  // Starts slot `who.slot`, which was placed on a host that is lost, here:
+  // same program, outside the host's segment. Returns the new entry.
+  LocalRank& adopt(const ProcId& who);
 
-  std::vector<LocalRank>& ranks() { return ranks_; }
+  // A deque: adopt() appends without moving the others (handlers hold indices,
+  // callers may hold references across a respawn).
+  std::deque<LocalRank>& ranks() { return ranks_; }
+  const std::deque<LocalRank>& ranks() const { return ranks_; }
   LocalRank* find(int32_t slot);
   int shm_fd() const { return shm_fd_; }
   uint64_t shm_size() const { return shm_size_; }
@@ -132,7 +144,7 @@ class LocalRanks {
   EventLoop& loop_;
   RankListener& listener_;
   Launch launch_;
-  std::vector<LocalRank> ranks_;
+  std::deque<LocalRank> ranks_;
   int shm_fd_ = -1;
   uint64_t shm_size_ = 0;
   std::vector<int> doorbells_;

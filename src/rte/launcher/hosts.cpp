@@ -1,6 +1,9 @@
 #include "rte/launcher/hosts.hpp"
 
 #include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -160,6 +163,26 @@ std::string my_hostname() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "localhost";
   return buf;
+}
+
+std::string source_address_towards(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host.c_str(), "9", &hints, &res) != 0 || !res) return "";
+  std::string out;
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
+    sockaddr_in sa{};
+    socklen_t len = sizeof sa;
+    char ip[INET_ADDRSTRLEN] = "";
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0 && inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip))
+      out = ip;
+  }
+  if (fd >= 0) close(fd);
+  freeaddrinfo(res);
+  return out;
 }
 
 }  // namespace ftmpi::rte

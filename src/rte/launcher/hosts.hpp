@@ -32,5 +32,8 @@ bool is_local_host(const std::string& name, const std::string& my_hostname);
 // bind themselves (so that several "hosts" can share a machine), others 127.0.0.1.
 std::string local_bind_address(const std::string& name);
 std::string my_hostname();
+// The address this machine's packets to `host` leave from (a routing lookup,
+// nothing is sent): where remote daemons connect back to. "" if unroutable.
+std::string source_address_towards(const std::string& host);
 
 }  // namespace ftmpi::rte

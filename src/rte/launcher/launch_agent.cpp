@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "base/fd.hpp"
 #include "rte/common/process.hpp"
@@ -34,14 +35,17 @@ std::vector<std::string> daemon_argv(const std::string& daemon_path, const Daemo
           d.job_id};
 }
 
-pid_t LocalAgent::start(const DaemonLaunch& d, std::string& err) {
+namespace {
+
+// Starts argv with the secret as one hex line on its stdin.
+pid_t spawn_with_secret(std::vector<std::string> argv, const DaemonLaunch& d, std::string& err) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     err = std::string("pipe: ") + std::strerror(errno);
     return -1;
   }
   SpawnRequest req;
-  req.argv = daemon_argv(daemon_path_, d);
+  req.argv = std::move(argv);
   req.env = environment_with({});
   req.dup_to = {{p[0], 0}};
   req.parent_death_signal = SIGTERM;
@@ -56,6 +60,29 @@ pid_t LocalAgent::start(const DaemonLaunch& d, std::string& err) {
   }
   ::close(p[1]);
   return pid;
+}
+
+}  // namespace
+
+pid_t LocalAgent::start(const DaemonLaunch& d, std::string& err) {
+  return spawn_with_secret(daemon_argv(daemon_path_, d), d, err);
+}
+
+RemoteAgent::RemoteAgent(std::string agent_command, std::string daemon_path) : daemon_path_(std::move(daemon_path)) {
+  std::istringstream words(agent_command);
+  std::string w;
+  while (words >> w) agent_.push_back(w);
+}
+
+pid_t RemoteAgent::start(const DaemonLaunch& d, std::string& err) {
+  if (agent_.empty()) {
+    err = "empty launch agent";
+    return -1;
+  }
+  std::vector<std::string> argv = agent_;
+  argv.push_back(d.host_name);
+  for (const std::string& a : daemon_argv(daemon_path_, d)) argv.push_back(a);
+  return spawn_with_secret(std::move(argv), d, err);
 }
 
 }  // namespace ftmpi::rte

@@ -21,6 +21,7 @@ struct DaemonLaunch {
   uint16_t launcher_port = 0;
   std::string job_id;         // shows in process lists only
   auth::Secret secret{};
+  bool remote = false;        // not this machine: through the remote agent
 };
 
 class LaunchAgent {
@@ -41,6 +42,33 @@ class LocalAgent : public LaunchAgent {
 
  private:
   std::string daemon_path_;
+};
+
+// Runs `AGENT... HOST ftmpid ARGS...` (ssh by default, or e.g. a wrapper
+// around `ip netns exec`), with the secret on the agent's stdin, which ssh
+// carries to the daemon. The daemon path is the same on every host (as
+// with Open MPI's prefix); FTMPI_DAEMON overrides it.
+class RemoteAgent : public LaunchAgent {
+ public:
+  RemoteAgent(std::string agent_command, std::string daemon_path);
+  pid_t start(const DaemonLaunch& d, std::string& err) override;
+
+ private:
+  std::vector<std::string> agent_;
+  std::string daemon_path_;
+};
+
+// Local hosts through `local`, the others through `remote`.
+class HostAgents : public LaunchAgent {
+ public:
+  HostAgents(LaunchAgent& local, LaunchAgent& remote) : local_(local), remote_(remote) {}
+  pid_t start(const DaemonLaunch& d, std::string& err) override {
+    return d.remote ? remote_.start(d, err) : local_.start(d, err);
+  }
+
+ private:
+  LaunchAgent& local_;
+  LaunchAgent& remote_;
 };
 
 // $FTMPI_DAEMON, else "ftmpid" next to this executable (/proc/self/exe).

@@ -9,11 +9,15 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+
+extern char** environ;
 
 #include "base/fd.hpp"
 #include "base/log.hpp"
 #include "base/params.hpp"
 #include "rte/common/process.hpp"
+#include "rte/launcher/hosts.hpp"
 #include "rte/proto/runtime_messages.hpp"
 
 namespace ftmpi::rte {
@@ -101,7 +105,19 @@ int Launcher::run() {
   signal(SIGTTIN, SIG_IGN);  // reading stdin in the background then fails with EIO = EOF
   signal_fd_ = make_signal_fd({SIGINT, SIGTERM, SIGHUP});
   signal_watch_ = loop_.watch(signal_fd_, EPOLLIN, [this](uint32_t) { on_signal(); });
-  listen_fd_ = fd::tcp_listen("127.0.0.1", listen_port_);
+  // With remote hosts, daemons connect back over the job network.
+  std::string remote_host;
+  for (const DaemonEntry& d : daemons_)
+    if (d.plan.remote && remote_host.empty()) remote_host = d.plan.name;
+  if (!remote_host.empty()) {
+    const char* forced = std::getenv("FTMPI_LAUNCHER_ADDR");
+    launcher_addr_ = forced && *forced ? forced : source_address_towards(remote_host);
+    if (launcher_addr_.empty()) {
+      say("ftmpirun: no route to host " + remote_host + " (set FTMPI_LAUNCHER_ADDR to this machine's address)");
+      return 1;
+    }
+  }
+  listen_fd_ = fd::tcp_listen(remote_host.empty() ? "127.0.0.1" : launcher_addr_, listen_port_);
   if (listen_fd_ < 0) {
     say("ftmpirun: cannot listen for daemons");
     return 1;
@@ -161,8 +177,11 @@ void Launcher::start_daemons() {
     DaemonLaunch l;
     l.host = static_cast<int32_t>(h);
     l.host_name = d.plan.name;
-    l.bind_addr = d.plan.addr;
-    l.launcher_addr = "127.0.0.1";
+    // Multi-host jobs: every daemon binds its job-network address (what its
+    // connection to us leaves from), so ranks can reach each other across hosts.
+    l.bind_addr = launcher_addr_.empty() ? d.plan.addr : "auto";
+    l.remote = d.plan.remote;
+    l.launcher_addr = launcher_addr_.empty() ? "127.0.0.1" : launcher_addr_;
     l.launcher_port = listen_port_;
     l.job_id = job_id;
     l.secret = secret_;
@@ -200,7 +219,7 @@ void Launcher::accept_daemons() {
       if (errno != EAGAIN && errno != EINTR) FTMPI_LOG(kWarn, "ftmpirun", "accept failed: errno %d", errno);
       return;
     }
-    fd::tcp_tune(fd, 10000);
+    fd::tcp_tune(fd, static_cast<int>(std::max<uint32_t>(1000, 2 * heartbeat_timeout_ms())));
     auto self = std::make_shared<Connection*>(nullptr);
     Connection::Handlers h;
     h.on_frame = [this, self](const proto::Frame& f) { on_frame(*self, f); };
@@ -241,6 +260,7 @@ bool Launcher::on_hello(Connection* c, const proto::Frame& f) {
   d.hello = true;
   d.conn = c;
   d.peer_port = m.peer_port;
+  d.addr = m.addr;
   conn_host_[c] = m.host;
   c->set_name("daemon on " + d.plan.name);
   if (outcome_.ending()) {
@@ -263,7 +283,7 @@ void Launcher::maybe_start_job() {
   job.modes = opts_.modes;
   job.leader = 0;
   for (const DaemonEntry& d : daemons_)
-    job.hosts.push_back(proto::HostEntry{d.plan.name, d.plan.addr, d.peer_port, d.plan.slots});
+    job.hosts.push_back(proto::HostEntry{d.plan.name, d.addr.empty() ? d.plan.addr : d.addr, d.peer_port, d.plan.slots});
   job.program = opts_.program;
   job.args = opts_.args;
   char cwd[PATH_MAX];
@@ -274,7 +294,12 @@ void Launcher::maybe_start_job() {
   job.epoch = 0;
   job.max_respawn = static_cast<uint32_t>(std::max<int64_t>(0, params::get_int("FTMPI_MAX_RESPAWN", 10)));
   job.trace = timeline_.enabled();
+  job.heartbeat_ms = heartbeat_ms();
+  job.heartbeat_timeout_ms = heartbeat_timeout_ms();
+  job.tree_fanout = static_cast<uint32_t>(std::max<int64_t>(1, params::get_int("FTMPI_TREE_FANOUT", 8)));
+  job.env = job_environment();
   for (DaemonEntry& d : daemons_) d.conn->send(job);
+  start_heartbeats();
   for (size_t h = 0; h < daemons_.size(); ++h)
     for (int32_t s : daemons_[h].plan.slots)
       if (s == job.stdin_slot) stdin_host_ = static_cast<int32_t>(h);
@@ -304,15 +329,16 @@ void Launcher::on_closed(Connection* c, const std::string& why) {
     d.conn = nullptr;  // destroyed below, after this callback
     conn_host_.erase(it);
     int32_t host = static_cast<int32_t>(&d - daemons_.data());
-    if (!shutdown_sent_ || !d.done) {
+    if (d.lost) {
+      // declared lost already (it closed this link itself)
+    } else if (job_started_ && !outcome_.ending() && !d.done) {
+      // The leader fails that host's ranks (a new leader if it was the
+      // leader's host); in an FT mode the job goes on.
+      declare_lost(host, why);
+    } else if (!shutdown_sent_ || !d.done) {
       record(TimelineEvent("daemon_lost").add("host", d.plan.name).add("why", why));
-      if (job_started_ && host != 0 && !outcome_.ending()) {
-        // The leader (host 0) fails that daemon's ranks; in an FT mode the job goes on.
-        say("ftmpirun: lost the daemon on " + d.plan.name + " (" + why + "); its ranks count as failed");
-      } else {
-        outcome_.on_daemon_lost(d.plan.name, why);
-        end_job(1, false);
-      }
+      outcome_.on_daemon_lost(d.plan.name, why);
+      end_job(1, false);
     }
     if (static_cast<int32_t>(&d - daemons_.data()) == stdin_host_) stop_stdin();
     if (d.pid > 0 && !d.reaped) {
@@ -332,6 +358,21 @@ void Launcher::on_closed(Connection* c, const std::string& why) {
       }
     }
   });
+}
+
+std::vector<std::string> Launcher::job_environment() const {
+  // FTMPI_* always (remote ranks do not inherit our environment), then -x.
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e)
+    if (std::string_view(*e).starts_with("FTMPI_")) env.emplace_back(*e);
+  for (const std::string& x : opts_.export_env) {
+    if (x.find('=') != std::string::npos) {
+      env.push_back(x);
+    } else if (const char* v = std::getenv(x.c_str())) {
+      env.push_back(x + "=" + v);
+    }
+  }
+  return env;
 }
 
 void Launcher::maybe_shutdown() {

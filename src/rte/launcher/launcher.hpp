@@ -26,12 +26,14 @@
 #include "rte/launcher/output.hpp"
 #include "rte/launcher/timeline.hpp"
 #include "rte/proto/runtime_messages.hpp"
+#include "rte/proto/tree_messages.hpp"
 
 namespace ftmpi::rte {
 
 struct HostPlan {
   std::string name;
-  std::string addr;
+  std::string addr;       // local hosts: the loopback address to bind; remote: the name
+  bool remote = false;    // started through the launch agent
   std::vector<int32_t> slots;
 };
 
@@ -53,6 +55,9 @@ class Launcher {
     bool done = false;
     bool link_closed = false;
     uint16_t peer_port = 0;
+    std::string addr;     // its address on the job network (DAEMON_HELLO)
+    bool lost = false;    // declared lost (launcher_hosts.cpp)
+    int suspicions = 0;   // HOST_SUSPECT reports while the launcher still heard it
   };
 
   // What the launcher knows about each slot, from RANK_START, failure
@@ -89,6 +94,15 @@ class Launcher {
   bool on_control_request(Connection* c, const proto::Frame& f);
   void reply_and_close(Connection* c, bool ok, const std::string& message);
   void write_contact_file();
+
+  // ---- liveness and views (launcher_hosts.cpp) ----
+  uint32_t heartbeat_ms() const;
+  uint32_t heartbeat_timeout_ms() const;
+  void start_heartbeats();
+  void heartbeat_tick();
+  void on_host_suspect(int32_t reporter, const proto::HostSuspect& m);
+  void declare_lost(int32_t host, const std::string& why);
+  std::vector<std::string> job_environment() const;
   void on_closed(Connection* c, const std::string& why);
   void on_daemon_process(DaemonEntry& d);
   void maybe_start_job();
@@ -128,6 +142,10 @@ class Launcher {
   ContactFile contact_;
   std::vector<SlotInfo> slots_;
   uint32_t epoch_ = 0;
+  std::string launcher_addr_;  // job-network address, "" when every host is local
+  uint32_t term_ = 0;        // view number: one more for every lost host
+  int32_t leader_host_ = 0;  // lowest live host
+  uint64_t hb_timer_ = 0;
   int rounds_begun_ = 0;
   InjectRandom rng_{0};
   uint64_t seed_ = 0;

@@ -59,6 +59,8 @@ bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
         d.done = true;
         maybe_shutdown();
       });
+    case MsgType::kHostSuspect:
+      return with_parsed<proto::HostSuspect>(f, [&](auto& m) { on_host_suspect(host, m); });
     case MsgType::kTrace:
       return with_parsed<proto::Trace>(f, [&](auto& m) { on_trace(host, m); });
     case MsgType::kInjectResult:

@@ -46,11 +46,8 @@ int main(int argc, char** argv) {
   std::string me = my_hostname();
   std::vector<HostPlan> plans;
   for (PlacedHost& p : place_ranks(hosts, np, me)) {
-    if (!is_local_host(p.name, me))
-      return usage_error("host '" + p.name +
-                         "' is not this machine; starting daemons on other hosts needs the ssh launch "
-                         "agent, which this version does not have yet");
-    plans.push_back(HostPlan{p.name, local_bind_address(p.name), std::move(p.slots)});
+    bool remote = !is_local_host(p.name, me);
+    plans.push_back(HostPlan{p.name, remote ? p.name : local_bind_address(p.name), remote, std::move(p.slots)});
   }
   for (const InjectSpec& spec : o.injects) {
     if (spec.target == InjectSpec::Target::kRank && spec.rank >= np)
@@ -64,7 +61,9 @@ int main(int argc, char** argv) {
   }
   std::string daemon = find_daemon_executable();
   if (access(daemon.c_str(), X_OK) != 0) return usage_error("cannot find the daemon at '" + daemon + "'");
-  LocalAgent agent(daemon);
+  LocalAgent local(daemon);
+  RemoteAgent remote(o.launch_agent, daemon);
+  HostAgents agent(local, remote);
   Launcher launcher(o, std::move(plans), np, agent);
   return launcher.run();
 }

@@ -115,6 +115,19 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
     } else if (takes(a, {"--timeline"}, v, missing)) {
       if (missing || v.empty()) return fail("--timeline needs a file name");
       o.timeline = v;
+    } else if (takes(a, {"--launch-agent", "--mca-plm-rsh-agent"}, v, missing)) {
+      if (missing || v.find_first_not_of(" \t") == std::string::npos) return fail("--launch-agent needs a command");
+      o.launch_agent = v;
+    } else if (takes(a, {"-x"}, v, missing)) {
+      std::string name = v.substr(0, v.find('='));
+      if (missing || name.empty() || name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+        return fail("-x needs a variable name, NAME or NAME=value");
+      o.export_env.push_back(v);
+    } else if (takes(a, {"--heartbeat-ms"}, v, missing)) {
+      if (missing || !parse_positive(v, o.heartbeat_ms)) return fail("--heartbeat-ms needs a positive number");
+    } else if (takes(a, {"--heartbeat-timeout-ms"}, v, missing)) {
+      if (missing || !parse_positive(v, o.heartbeat_timeout_ms))
+        return fail("--heartbeat-timeout-ms needs a positive number");
     } else if (a == "--summary") {
       o.summary = true;
     } else if (takes(a, {"--kill"}, v, missing)) {
@@ -136,6 +149,8 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
     }
   }
   if (have_hosts && !o.hostfile.empty()) return fail("use either --host or --hostfile, not both");
+  if (o.heartbeat_ms > 0 && o.heartbeat_timeout_ms > 0 && o.heartbeat_timeout_ms <= o.heartbeat_ms)
+    return fail("--heartbeat-timeout-ms must be larger than --heartbeat-ms");
   if (o.help || o.version || !o.kill_target.empty() || o.list_jobs) {
     out.ok = true;
     return out;
@@ -170,6 +185,11 @@ const char* usage_text() {
          "  --inject-seed N             seed for 'kill random' (default: chosen and recorded in the timeline)\n"
          "  --timeline FILE             every runtime event as JSON lines (t = seconds since start)\n"
          "  --summary                   always print the summary line (failures, rounds, time recovering)\n"
+         "  --launch-agent CMD          how daemons start on other hosts: 'CMD HOST ftmpid ...' (default ssh)\n"
+         "  -x NAME[=value]             export a variable to the processes (FTMPI_* are always exported)\n"
+         "  --heartbeat-ms N            runtime heartbeat period (default 200, FTMPI_HEARTBEAT_MS)\n"
+         "  --heartbeat-timeout-ms N    silence after which a host is lost (default 1000,\n"
+         "                                FTMPI_HEARTBEAT_TIMEOUT_MS)\n"
          "  --kill [JOB:]RANK           SIGKILL a rank of a running job of yours (JOB: see --jobs)\n"
          "  --jobs                      list your running jobs\n"
          "  -h, --help                  this text\n"

@@ -5,7 +5,8 @@
 //            [--tag-output] [--ft-comm-mode=abort|rebuild|blank|shrink]
 //            [--ft-msg-mode=reset|cont] [--ft-coll-mode=atomic|nonatomic]
 //            [--ft-recovery-mode=auto|manual|ignore] [--inject SPEC]...
-//            [--inject-seed N] [--timeline FILE] [--summary] [--] prog [args...]
+//            [--inject-seed N] [--timeline FILE] [--summary] [--launch-agent CMD]
+//            [-x VAR[=value]]... [--heartbeat-ms N] [--heartbeat-timeout-ms N] [--] prog [args...]
 //   ftmpirun --kill [JOB:]RANK        ftmpirun --jobs
 //
 // Options take their value as the next argument or after '='. The modes are
@@ -42,6 +43,11 @@ struct LaunchOptions {
   uint64_t inject_seed = 0;
   std::string timeline;  // --timeline FILE
   bool summary = false;  // --summary: always print the one-line summary
+  // Remote hosts: `AGENT HOST ftmpid ...` starts the daemon there (default "ssh").
+  std::string launch_agent = "ssh";
+  std::vector<std::string> export_env;  // -x NAME or -x NAME=value, in order
+  int heartbeat_ms = 0;                 // --heartbeat-ms (0: FTMPI_HEARTBEAT_MS or 200)
+  int heartbeat_timeout_ms = 0;         // --heartbeat-timeout-ms (0: FTMPI_HEARTBEAT_TIMEOUT_MS or 1000)
   // Commands about other jobs (no program is started).
   std::string kill_target;  // --kill [JOB:]RANK
   bool list_jobs = false;   // --jobs

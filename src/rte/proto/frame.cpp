@@ -48,6 +48,7 @@ bool split_frame(const std::vector<uint8_t>& bytes, Frame& out) {
 
 const char* msg_name(uint16_t type) {
   switch (static_cast<MsgType>(type)) {
+    case MsgType::kHeartbeat: return "HEARTBEAT";
     case MsgType::kRankHello: return "HELLO";
     case MsgType::kCard: return "CARD";
     case MsgType::kFenceEnter: return "FENCE";
@@ -73,6 +74,12 @@ const char* msg_name(uint16_t type) {
     case MsgType::kRecoveryReport: return "RECOVERY_REPORT";
     case MsgType::kJobFailedReport: return "JOB_FAILED_REPORT";
     case MsgType::kFailureReport: return "FAILURE_REPORT";
+    case MsgType::kHostSuspect: return "HOST_SUSPECT";
+    case MsgType::kView: return "VIEW";
+    case MsgType::kUp: return "UP";
+    case MsgType::kHostSync: return "HOST_SYNC";
+    case MsgType::kDown: return "DOWN";
+    case MsgType::kPeerWelcome: return "PEER_WELCOME";
     case MsgType::kAbortReport: return "ABORT_REPORT";
     case MsgType::kJobStart: return "JOB_START";
     case MsgType::kStdin: return "STDIN";

@@ -57,12 +57,14 @@ void DaemonHello::encode(Encoder& e) const {
   e.i32(host);
   e.i32(pid);
   e.u16(peer_port);
+  e.str(addr);
 }
 bool DaemonHello::decode(Decoder& d) {
   version = d.u16();
   host = d.i32();
   pid = d.i32();
   peer_port = d.u16();
+  addr = d.str(kMaxName);
   return d.ok() && host >= 0;
 }
 
@@ -160,6 +162,10 @@ void JobStart::encode(Encoder& e) const {
   e.u32(epoch);
   e.u32(max_respawn);
   e.u8(trace ? 1 : 0);
+  e.u32(heartbeat_ms);
+  e.u32(heartbeat_timeout_ms);
+  e.u32(tree_fanout);
+  put_strs(e, env);
 }
 
 bool JobStart::decode(Decoder& d) {
@@ -184,7 +190,12 @@ bool JobStart::decode(Decoder& d) {
   stdin_slot = d.i32();
   epoch = d.u32();
   max_respawn = d.u32();
-  if (!get_bool(d, trace) || world_size < 1 || hosts.empty() || leader < 0 ||
+  if (!get_bool(d, trace)) return false;
+  heartbeat_ms = d.u32();
+  heartbeat_timeout_ms = d.u32();
+  tree_fanout = d.u32();
+  if (!get_strs(d, env) || heartbeat_ms == 0 || heartbeat_timeout_ms <= heartbeat_ms || tree_fanout == 0 ||
+      world_size < 1 || hosts.empty() || leader < 0 ||
       leader >= static_cast<int32_t>(hosts.size()) || program.empty() ||
       stdin_slot < -1 || stdin_slot >= world_size)
     return false;
@@ -219,10 +230,14 @@ bool Terminate::decode(Decoder& d) {
 void PeerHello::encode(Encoder& e) const {
   e.u16(version);
   e.i32(host);
+  e.u32(term);
+  e.u64(last_bseq);
 }
 bool PeerHello::decode(Decoder& d) {
   version = d.u16();
   host = d.i32();
+  term = d.u32();
+  last_bseq = d.u64();
   return d.ok() && host >= 0;
 }
 

@@ -47,6 +47,7 @@ struct DaemonHello {
   int32_t host = 0;
   int32_t pid = 0;
   uint16_t peer_port = 0;  // where this daemon accepts other daemons
+  std::string addr;        // its address on the job network: daemons and its ranks bind it
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const DaemonHello&, const DaemonHello&) = default;
@@ -229,6 +230,10 @@ struct JobStart {
   uint32_t epoch = 0;
   uint32_t max_respawn = 10;  // FTMPI_MAX_RESPAWN: failures of a slot without completing a round
   bool trace = false;         // daemons send TRACE frames (--timeline)
+  uint32_t heartbeat_ms = 200;           // every runtime link carries a frame at least this often
+  uint32_t heartbeat_timeout_ms = 800;   // a link silent this long means the peer host is lost
+  uint32_t tree_fanout = 4;              // children per daemon in the control tree (>= 1)
+  std::vector<std::string> env;          // "NAME=value" for the ranks (FTMPI_* and -x)
   void encode(Encoder& e) const;
   // Also checks that the slots of all hosts are exactly 0..world_size-1.
   bool decode(Decoder& d);
@@ -292,10 +297,13 @@ struct KillReply {
 
 // ---- daemon <-> daemon ----
 
+// Child -> parent in the control tree, first frame after the handshake.
 struct PeerHello {
   static constexpr MsgType kType = MsgType::kPeerHello;
   uint16_t version = kProtocolVersion;
   int32_t host = 0;
+  uint32_t term = 0;       // the view the child computed its parent from
+  uint64_t last_bseq = 0;  // the child's broadcast log holds entries 1..last_bseq
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const PeerHello&, const PeerHello&) = default;

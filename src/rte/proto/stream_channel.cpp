@@ -22,6 +22,7 @@ StreamChannel::Io StreamChannel::read_available(size_t max_bytes) {
     if (r > 0) {
       reader_.feed(buf, static_cast<size_t>(r));
       total += static_cast<size_t>(r);
+      rx_bytes_ += static_cast<uint64_t>(r);
       continue;
     }
     if (r == 0) return Io::kEof;

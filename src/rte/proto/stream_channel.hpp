@@ -37,6 +37,8 @@ class StreamChannel {
   // Writes queued bytes as far as the socket takes them. kError: peer gone.
   Io flush();
   size_t pending() const { return out_.size() - out_off_; }
+  // Bytes received so far (a liveness signal for the owner).
+  uint64_t rx_bytes() const { return rx_bytes_; }
   const std::string& error() const { return reader_.failed() ? reader_.error() : error_; }
 
  private:
@@ -44,6 +46,7 @@ class StreamChannel {
   FrameReader reader_;
   std::vector<uint8_t> out_;
   size_t out_off_ = 0;
+  uint64_t rx_bytes_ = 0;
   std::string error_;
 };
 

@@ -13,17 +13,23 @@
 //      and notify-only FT modes), I/O forwarding, termination.
 //   2  recovery rounds (RECOVER_REQ/RECOVER_DONE), respawn, fault injection,
 //      timeline traces; PROC_EXIT/RANK_EXIT say whether the process started.
+//   3  multi-host: heartbeats, daemons in a tree (UP/DOWN routing, the
+//      leader's broadcast log, PEER_WELCOME), views and leader succession
+//      (VIEW, HOST_SUSPECT, HOST_SYNC), DAEMON_HELLO.addr, JOB_START's
+//      heartbeat, tree and environment fields.
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 2;
+inline constexpr uint16_t kProtocolVersion = 3;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece
 
 enum class MsgType : uint16_t {
+  // any runtime link between two runtime processes (daemon/launcher TCP)
+  kHeartbeat = 0x0001,
   // rank -> daemon (socketpair)
   kRankHello = 0x0101,
   kCard = 0x0102,
@@ -53,6 +59,7 @@ enum class MsgType : uint16_t {
   kInitReport = 0x0212,
   kRecoveryReport = 0x0213,
   kJobFailedReport = 0x0214,
+  kHostSuspect = 0x0215,
   // launcher -> daemon
   kJobStart = 0x0281,
   kStdin = 0x0282,
@@ -60,6 +67,7 @@ enum class MsgType : uint16_t {
   kTerminate = 0x0284,
   kShutdown = 0x0285,
   kInjectKill = 0x0286,
+  kView = 0x0287,
   // control client (ftmpirun --kill) <-> launcher (TCP)
   kKillRequest = 0x0290,
   kKillReply = 0x0291,
@@ -71,6 +79,8 @@ enum class MsgType : uint16_t {
   kAbortUp = 0x0305,
   kSuspectUp = 0x0306,
   kRecoverUp = 0x0307,
+  kUp = 0x0308,        // child -> parent: a frame for the leader, relayed
+  kHostSync = 0x0309,  // (inside UP) a daemon's local facts for the leader
   // leader daemon -> every daemon
   kCardTableDown = 0x0381,
   kFenceDown = 0x0382,
@@ -79,6 +89,8 @@ enum class MsgType : uint16_t {
   kCheckProc = 0x0385,
   kRespawn = 0x0386,
   kRecoverDoneDown = 0x0387,
+  kDown = 0x0388,         // parent -> child: a leader broadcast (child -> parent: log fill)
+  kPeerWelcome = 0x0389,  // parent -> child: answer to PEER_HELLO
 };
 
 const char* msg_name(uint16_t type);

@@ -210,14 +210,17 @@ TEST_F(LeaderRounds, EveryProcessDeadEndsTheJob) {
   EXPECT_EQ(launcher_of<proto::FailureReport>().size(), 4u);
 }
 
-TEST_F(LeaderRounds, NoRespawnWhenTheSlotsHostIsGone) {
+TEST_F(LeaderRounds, ASlotOfALostHostMovesToTheNextLiveHost) {
   start(CommMode::kRebuild);
   exchange();
   leader->on_daemon_lost(1);
-  EXPECT_TRUE(all_of<Respawn>().empty());
-  auto failed = launcher_of<proto::JobFailedReport>();
-  ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].message, "no live host is left to respawn rank 2 on");
+  auto respawns = all_of<Respawn>();
+  ASSERT_EQ(respawns.size(), 2u);
+  EXPECT_EQ(respawns[0].who, (ProcId{2, 1}));
+  EXPECT_EQ(respawns[0].host, 0);
+  EXPECT_EQ(respawns[1].who, (ProcId{3, 1}));
+  EXPECT_EQ(respawns[1].host, 0);
+  EXPECT_TRUE(launcher_of<proto::JobFailedReport>().empty());
 }
 
 TEST_F(LeaderRounds, StopEndsSequencing) {

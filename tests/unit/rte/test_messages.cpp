@@ -7,6 +7,7 @@
 #include "rte/proto/frame.hpp"
 #include "rte/proto/rank_messages.hpp"
 #include "rte/proto/runtime_messages.hpp"
+#include "rte/proto/tree_messages.hpp"
 
 namespace ftmpi::rte::proto {
 namespace {
@@ -115,7 +116,7 @@ TEST(RteMessages, RankLinkRoundTrips) {
 }
 
 TEST(RteMessages, RuntimeLinkRoundTrips) {
-  check_round_trip(DaemonHello{kProtocolVersion, 2, 777, 40000});
+  check_round_trip(DaemonHello{kProtocolVersion, 2, 777, 40000, "10.99.0.3"});
   check_round_trip(Io{3, Io::kStderr, std::string("a\0b\n", 4)});
   check_round_trip(IoEof{3, Io::kStdout});
   check_round_trip(RankExit{ProcId{1, 0}, 55, ExitInfo{ExitInfo::kExited, 7}, EndKind::kFailure, true});
@@ -256,4 +257,38 @@ TEST(RteMessages, ModeNamesRoundTrip) {
 }
 
 }  // namespace
+}  // namespace ftmpi::rte::proto
+
+namespace ftmpi::rte::proto {
+
+TEST(RteMessages, TreeMessagesRoundTrip) {
+  check_round_trip(HostSuspect{3, "parent silent for 812 ms"});
+  check_round_trip(View{4, 1, {0, 2, 5}});
+  check_round_trip(Up{2, make_frame(FenceUp{{ProcId{4, 1}}})});
+  check_round_trip(Down{3, 17, make_frame(FenceDown{})});
+  check_round_trip(PeerWelcome{99});
+  check_round_trip(PeerHello{kProtocolVersion, 5, 2, 40});
+  HostSync s;
+  s.term = 2;
+  s.epoch = 1;
+  s.fenced = {ProcId{1, 0}};
+  s.asked = {ProcId{0, 2}};
+  s.ended = {ProcExit{ProcId{3, 0}, 77, ExitInfo{ExitInfo::kExited, 0}, EndKind::kNormal, true}};
+  check_round_trip(s);
+}
+
+TEST(RteMessages, ViewsThatCannotBeRightAreRefused) {
+  auto refused = [](const View& v) {
+    Frame f;
+    EXPECT_TRUE(split_frame(make_frame(v), f));
+    View back;
+    return !parse(f, back);
+  };
+  EXPECT_TRUE(refused(View{1, 2, {2}})) << "the leader cannot be lost";
+  EXPECT_TRUE(refused(View{1, 0, {3, 1}})) << "lost hosts ascend";
+  EXPECT_TRUE(refused(View{1, 0, {1, 1}})) << "no duplicates";
+  EXPECT_TRUE(refused(View{1, -1, {}}));
+  EXPECT_FALSE(refused(View{1, 0, {1, 3}}));
+}
+
 }  // namespace ftmpi::rte::proto
