@@ -65,8 +65,11 @@ void Daemon::close_tree_link_to(int32_t host) {
     c->close("host lost");
     loop_.defer([c] { delete c; });
   }
+  // close() calls on_child_closed, which erases from child_host_: collect first.
+  std::vector<Connection*> gone;
   for (auto& [c, h] : child_host_)
-    if (h == host) c->close("host lost");
+    if (h == host) gone.push_back(c);
+  for (Connection* c : gone) c->close("host lost");
 }
 
 void Daemon::attach_to_parent() {
@@ -198,8 +201,10 @@ void Daemon::on_child_hello(Connection* c, const proto::PeerHello& m) {
     return;
   }
   // A host reattaching (a retry after a broken link) replaces its old link.
+  std::vector<Connection*> replaced;
   for (auto& [old, h] : child_host_)
-    if (h == m.host && old != c) old->close("replaced");
+    if (h == m.host && old != c) replaced.push_back(old);
+  for (Connection* old : replaced) old->close("replaced");
   child_host_[c] = m.host;
   c->set_name("child daemon on host " + std::to_string(m.host));
   c->send(proto::PeerWelcome{log_.size()});
