@@ -258,13 +258,17 @@ static int final_check(int* passed) {
     }
     ok = app.st.it == app.ref_iterations && diff <= TOLERANCE * scale;
   }
-  /* The last collective before MPI_Finalize, and the job's agreement to end:
-   * an MPI_Allreduce rather than rank 0's MPI_Bcast, because a root's
-   * broadcast can succeed (its sends are eager) while the others already
-   * fail it for a process that died earlier; rank 0 would then sit in
-   * MPI_Finalize while the others recover without it. An Allreduce cannot
-   * complete anywhere before every process entered it. */
-  int vote = app.rank == 0 ? ok : 1;
+  /* How the job agrees to end. A collective can succeed on some processes
+   * and fail on others (a root's eager broadcast, or a reduction a process
+   * contributed to before it died); whoever succeeded would go on to
+   * MPI_Finalize while the others recover without it, and the job hangs.
+   * So the others wait for rank 0's verdict in a broadcast (a process that
+   * dies meanwhile never contributes to what follows), then everybody takes
+   * part in a short MPI_Allreduce, which cannot complete anywhere unless
+   * every process entered it. Only a process dying inside that last call,
+   * after its contribution, is not covered. */
+  if (rc == MPI_SUCCESS) rc = MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int vote = ok;
   if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&vote, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rc == MPI_SUCCESS && app.rank == 0) {
     printf("cg_checksum: converged in %d iterations (residual %.2e) in %.2f s: %d recoveries (%d interrupted by "
