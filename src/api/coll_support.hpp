@@ -11,9 +11,14 @@
 
 namespace ftmpi::api {
 
-// The one place that decides who takes part in a collective on `c` (every
-// rank today; the fault-tolerant modes will leave blank ranks out here).
-inline coll::Team team_of(comm::Communicator& c) { return coll::Team(rt()->engine, c); }
+// The one place that decides who takes part in a collective on `c`: every
+// rank but the blanks of BLANK mode (spec/ft-collectives.md §4), atomic in
+// FTMPI_COLL_MODE_ATOMIC.
+coll::Team team_of(comm::Communicator& c);
+
+// BLANK mode: a blank root makes every process return at once, buffers
+// untouched, with MPI_SUCCESS (FT-MPI spec §4.1).
+inline bool blank_root(const comm::Communicator& c, int root) { return c.group().is_blank(root); }
 
 // Calls a user function (MPI_Op_create) with the datatype handle the user
 // passed to the collective, in pieces of at most INT_MAX items.

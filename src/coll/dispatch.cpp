@@ -7,6 +7,8 @@
 
 #include "coll/algorithms.hpp"
 #include "coll/collectives.hpp"
+#include "coll/ft/atomic.hpp"
+#include "coll/ft/inject.hpp"
 #include "coll/select.hpp"
 
 namespace ftmpi::coll {
@@ -29,6 +31,7 @@ Fn choose(CollOp op, const Team& t, const CallInfo& info, const Algo<Fn> (&algos
   };
   static Last last[static_cast<int>(CollOp::kCount)];
   t.begin_call();
+  ft::maybe_die(ft::Phase::kStart, t);  // fault injection (tests): before any message
   Last& l = last[static_cast<int>(op)];
   if (l.info.size != info.size || l.info.bytes != info.bytes || l.info.commutative != info.commutative) {
     const std::string& forced = forced_from_env().name[static_cast<int>(op)];
@@ -130,60 +133,58 @@ CallInfo info(const Team& t, uint64_t bytes, bool commutative = true) { return {
 
 }  // namespace
 
-Err barrier(const Team& t) { return choose(CollOp::kBarrier, t, info(t, 0), kBarrier)(t); }
+Err plain::barrier(const Team& t) { return choose(CollOp::kBarrier, t, info(t, 0), kBarrier)(t); }
 
-Err barrier(p2p::Engine& eng, comm::Communicator& c) { return barrier(Team(eng, c)); }
-
-Err bcast(const Team& t, const BcastArgs& a) {
+Err plain::bcast(const Team& t, const BcastArgs& a) {
   return choose(CollOp::kBcast, t, info(t, bytes_of(a.count, a.type)), kBcast)(t, a);
 }
 
-Err reduce(const Team& t, const ReduceArgs& a) {
+Err plain::reduce(const Team& t, const ReduceArgs& a) {
   return choose(CollOp::kReduce, t, info(t, bytes_of(a.count, a.type), a.op->commutative), kReduce)(t, a);
 }
 
-Err allreduce(const Team& t, const ReduceArgs& a) {
+Err plain::allreduce(const Team& t, const ReduceArgs& a) {
   return choose(CollOp::kAllreduce, t, info(t, bytes_of(a.count, a.type), a.op->commutative), kAllreduce)(t, a);
 }
 
-Err scan(const Team& t, const ReduceArgs& a) {
+Err plain::scan(const Team& t, const ReduceArgs& a) {
   return choose(CollOp::kScan, t, info(t, bytes_of(a.count, a.type), a.op->commutative), kScan)(t, a);
 }
 
 // Block sizes: the root's receive side equals every sender's send side.
-Err gather(const Team& t, const BlockArgs& a) {
+Err plain::gather(const Team& t, const BlockArgs& a) {
   uint64_t b = t.me() == a.root ? bytes_of(a.rcount, a.rtype) : bytes_of(a.scount, a.stype);
   return choose(CollOp::kGather, t, info(t, b), kGather)(t, a);
 }
 
-Err scatter(const Team& t, const BlockArgs& a) {
+Err plain::scatter(const Team& t, const BlockArgs& a) {
   uint64_t b = t.me() == a.root ? bytes_of(a.scount, a.stype) : bytes_of(a.rcount, a.rtype);
   return choose(CollOp::kScatter, t, info(t, b), kScatter)(t, a);
 }
 
-Err allgather(const Team& t, const BlockArgs& a) {
+Err plain::allgather(const Team& t, const BlockArgs& a) {
   return choose(CollOp::kAllgather, t, info(t, bytes_of(a.scount, a.stype)), kAllgather)(t, a);
 }
 
-Err alltoall(const Team& t, const BlockArgs& a) {
+Err plain::alltoall(const Team& t, const BlockArgs& a) {
   return choose(CollOp::kAlltoall, t, info(t, bytes_of(a.scount, a.stype)), kAlltoall)(t, a);
 }
 
 // Only the root knows every count of a gatherv / scatterv, and nobody knows
 // all counts of an alltoallv: these select on the team size alone.
-Err gatherv(const Team& t, const VArgs& a) { return choose(CollOp::kGatherv, t, info(t, 0), kGatherv)(t, a); }
+Err plain::gatherv(const Team& t, const VArgs& a) { return choose(CollOp::kGatherv, t, info(t, 0), kGatherv)(t, a); }
 
-Err scatterv(const Team& t, const VArgs& a) { return choose(CollOp::kScatterv, t, info(t, 0), kScatterv)(t, a); }
+Err plain::scatterv(const Team& t, const VArgs& a) { return choose(CollOp::kScatterv, t, info(t, 0), kScatterv)(t, a); }
 
-Err alltoallv(const Team& t, const VArgs& a) { return choose(CollOp::kAlltoallv, t, info(t, 0), kAlltoallv)(t, a); }
+Err plain::alltoallv(const Team& t, const VArgs& a) { return choose(CollOp::kAlltoallv, t, info(t, 0), kAlltoallv)(t, a); }
 
-Err allgatherv(const Team& t, const VArgs& a) {
+Err plain::allgatherv(const Team& t, const VArgs& a) {
   uint64_t total = 0;
   for (int i = 0; i < t.size(); ++i) total += static_cast<uint64_t>(a.rcounts[t.rank_of(i)]);
   return choose(CollOp::kAllgatherv, t, info(t, total * (*a.rtype)->size()), kAllgatherv)(t, a);
 }
 
-Err reduce_scatter(const Team& t, const ReduceScatterArgs& a) {
+Err plain::reduce_scatter(const Team& t, const ReduceScatterArgs& a) {
   uint64_t total = 0;
   for (int r = 0; r < t.comm().size(); ++r) total += static_cast<uint64_t>(a.rcounts[r]);
   return choose(CollOp::kReduceScatter, t, info(t, total * (*a.type)->size(), a.op->commutative),

@@ -21,6 +21,16 @@ int Team::index_of(int rank) const {
   return it != members_.end() && *it == rank ? static_cast<int>(it - members_.begin()) : -1;
 }
 
+bool Team::member_dead() const {
+  const uint64_t f = eng_->failure_count();
+  if (f != seen_failures_) {
+    seen_failures_ = f;
+    dead_ = false;
+    for (int i = 0; i < size_ && !dead_; ++i) dead_ = !eng_->alive(proc_of(i));
+  }
+  return dead_;
+}
+
 void Team::begin_call() const {
   // One counter per (collective context, epoch); a process has few
   // communicators, so an ordered map is cheap enough.

@@ -4,11 +4,14 @@
 // (to address peers and to place blocks in user buffers that the MPI
 // standard lays out by communicator rank). The root is a team index too.
 //
-// make_team() gives every rank of the communicator, in order. The
-// fault-tolerant modes (issue 7) build other teams from the same
-// communicator: BLANK mode leaves blank ranks out and picks a non-blank
-// temporary root, and a Watch lets them abandon a collective when a member
-// dies.
+// The one-argument constructor gives every rank of the communicator, in
+// order; src/api builds the team of every call (api::team_of), leaving the
+// blank ranks of BLANK mode out, so algorithms never address a blank.
+//
+// Fault tolerance (spec/ft-collectives.md): a run gives up (kOther) as soon
+// as a member is known dead or the engine was interrupted by a failure
+// notice (gave_up()); an atomic team runs every collective through the
+// uniform agreement of src/coll/ft.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -33,6 +36,17 @@ class Team {
   Team(p2p::Engine& eng, comm::Communicator& c, std::vector<int> members, const Watch* watch = nullptr);
 
   p2p::Engine& engine() const { return *eng_; }
+  // FTMPI_COLL_MODE_ATOMIC: results land in temporary buffers and reach the
+  // user's only if every member agrees to commit (src/coll/ft/atomic.cpp).
+  bool atomic() const { return atomic_; }
+  void set_atomic(bool on) { atomic_ = on; }
+  // The process behind team index i (a member is never blank).
+  ProcId proc_of(int index) const { return comm_->group().at(rank_of(index)); }
+  // True when a member is known dead (cheap: rescans only after a notice).
+  bool member_dead() const;
+  // A run must stop: a member died, a failure notice interrupted the engine
+  // (recovery modes MANUAL and AUTO), or the Watch says so.
+  bool gave_up() const { return eng_->interrupted() || member_dead() || (watch_ && watch_->give_up()); }
   comm::Communicator& comm() const { return *comm_; }
   const Watch* watch() const { return watch_; }
   int size() const { return size_; }
@@ -58,6 +72,9 @@ class Team {
   int size_;
   int me_;
   mutable uint32_t seq_ = 0;
+  bool atomic_ = false;
+  mutable uint64_t seen_failures_ = ~uint64_t{0};  // engine failure count at the last scan
+  mutable bool dead_ = false;
 };
 
 }  // namespace ftmpi::coll

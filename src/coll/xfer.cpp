@@ -1,13 +1,13 @@
 #include "coll/xfer.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 
-#include "base/clock.hpp"
 #include "base/log.hpp"
 #include "base/params.hpp"
+#include "coll/ft/inject.hpp"
+#include "coll/wait.hpp"
 
 namespace ftmpi::coll {
 namespace {
@@ -27,6 +27,17 @@ struct Orphans {
 std::vector<Orphans>& graveyard() {
   static std::vector<Orphans> g;
   return g;
+}
+
+// Ids of requests abandoned while a TempArea is open: the area's memory
+// may be what they still write into.
+struct AbandonLog {
+  std::vector<uint64_t> ids;
+  int open_areas = 0;
+};
+AbandonLog& abandon_log() {
+  static AbandonLog l;
+  return l;
 }
 
 bool request_live(p2p::Engine& eng, uint64_t id) {
@@ -55,51 +66,6 @@ std::vector<Xfer::Posted>& borrow_list() {
   ListCache& c = list_cache();
   if (c.in_use == c.lists.size()) c.lists.push_back(std::make_unique<std::vector<Xfer::Posted>>());
   return *c.lists[c.in_use++];
-}
-
-// How a collective waits before the engine's own policy (spin while cores
-// are free, then sleep) takes over: partners are inside the same collective,
-// so the next message is usually microseconds away. Poll for a moment, then
-// keep polling but give the core away (sched_yield) between polls, so the
-// partner we wait for, if it is waiting for a core (ranks outnumber cores,
-// other work runs, or the scheduler put both on one core), gets it at once. Only after the yield budget does the
-// wait sleep: a sleep and wake-up costs tens of microseconds of CPU on a
-// virtual machine (measured: 8 ranks on 2 cores, barrier ~200 us sleeping,
-// ~60 us yielding). FTMPI_COLL_SPIN_US and FTMPI_COLL_YIELD_US set the
-// phases (0 disables one).
-struct WaitBudget {
-  explicit WaitBudget(bool crowded)
-      : spin_ns(static_cast<uint64_t>(params::get_int("FTMPI_COLL_SPIN_US", crowded ? 0 : 1)) * 1000u),
-        yield_ns(static_cast<uint64_t>(params::get_int("FTMPI_COLL_YIELD_US", 300)) * 1000u) {}
-  uint64_t spin_ns;
-  uint64_t yield_ns;
-};
-
-template <class Done>
-void wait_briefly(p2p::Engine& eng, Done& done) {
-  // Spinning pays only while the partner runs on another core. The
-  // scheduler often keeps two ranks that alternate on the same core (even
-  // with a core per rank): then every microsecond of spin is a microsecond
-  // of delay, so the spin phase is short (measured, 2 ranks sharing a core:
-  // spin 50 us -> 56 us per barrier, spin 0 -> 4 us).
-  static const WaitBudget budget(eng.local_ranks() > sysconf(_SC_NPROCESSORS_ONLN));
-  if (done()) return;
-  const uint64_t start = now_ns();
-  bool yielding = budget.spin_ns == 0;
-  for (unsigned polls = 1;; ++polls) {
-    if (eng.progress() > 0) {
-      if (done()) return;
-      continue;
-    }
-    if (done()) return;
-    // The clock is read every 16 polls while spinning (a poll is far cheaper).
-    if (yielding || (polls & 15) == 0) {
-      const uint64_t waited = now_ns() - start;
-      if (waited >= budget.spin_ns + budget.yield_ns) return;
-      yielding = waited >= budget.spin_ns;
-    }
-    if (yielding) sched_yield();
-  }
 }
 
 // Free scratch blocks, oldest first; at most kPoolBytes in all.
@@ -146,6 +112,15 @@ void give_back(std::vector<Xfer::Block>& blocks) {
 
 }  // namespace
 
+const WaitBudget& wait_budget(const p2p::Engine& eng) {
+  static const WaitBudget budget = [&] {
+    const bool crowded = eng.local_ranks() > sysconf(_SC_NPROCESSORS_ONLN);
+    return WaitBudget{static_cast<uint64_t>(params::get_int("FTMPI_COLL_SPIN_US", crowded ? 0 : 1)) * 1000u,
+                      static_cast<uint64_t>(params::get_int("FTMPI_COLL_YIELD_US", 300)) * 1000u};
+  }();
+  return budget;
+}
+
 Xfer::Xfer(const Team& team, AlgoId algo)
     : team_(team),
       eng_(team.engine()),
@@ -182,7 +157,10 @@ void Xfer::recv_bytes(int peer, void* buf, size_t n, int step) { recv(peer, buf,
 
 Err Xfer::wait() {
   if (posted_.empty()) return Err::kOk;
-  const Watch* watch = team_.watch();
+  if (!waited_) {
+    waited_ = true;
+    ft::maybe_die(ft::Phase::kData, team_);  // fault injection: dies with its first batch posted
+  }
   Err hard = Err::kOk;
   auto done = [&] {
     bool all = true;
@@ -194,14 +172,13 @@ Err Xfer::wait() {
         return true;
       }
     }
-    if (!all && (eng_.interrupted() || (watch && watch->give_up()))) {
+    if (!all && team_.gave_up()) {
       hard = Err::kOther;
       return true;
     }
     return all;
   };
-  wait_briefly(eng_, done);
-  eng_.wait_until(done);
+  wait_for(eng_, done);
   if (!ok(hard)) {
     abandon();
     return hard;
@@ -216,6 +193,7 @@ Err Xfer::wait() {
 
 void Xfer::abandon() {
   Orphans o;
+  AbandonLog& log = abandon_log();
   for (const Posted& p : posted_) {
     p2p::Request* r = p.req;
     FTMPI_LOG(kDebug, "coll", "abandoning %s rank %d tag %#x: %s, protocol state %d",
@@ -226,11 +204,14 @@ void Xfer::abandon() {
       if (!drain->complete) drain->user_freed = true;
       else eng_.release_request(drain);
     }
-    if (r->complete) {
-      eng_.release_request(r);
-    } else {
-      r->user_freed = true;  // the engine releases it when it completes
-      o.request_ids.push_back(r->id);
+    // Sends the receiver has not matched are withdrawn, and MPI_Finalize
+    // does not wait for any of them (the receiver may have stopped too).
+    const uint64_t id = r->id;
+    const bool done = r->complete;
+    eng_.abandon(r);  // releases it now or when it completes
+    if (!done && request_live(eng_, id)) {
+      o.request_ids.push_back(id);
+      if (log.open_areas > 0) log.ids.push_back(id);
     }
   }
   posted_.clear();
@@ -239,6 +220,27 @@ void Xfer::abandon() {
     scratch_.clear();
     graveyard().push_back(std::move(o));
   }
+}
+
+TempArea::TempArea(p2p::Engine& eng) : eng_(eng), mark_(abandon_log().ids.size()) { ++abandon_log().open_areas; }
+
+TempArea::~TempArea() {
+  AbandonLog& log = abandon_log();
+  Orphans o;
+  for (size_t i = mark_; i < log.ids.size(); ++i)
+    if (request_live(eng_, log.ids[i])) o.request_ids.push_back(log.ids[i]);
+  if (--log.open_areas == 0) log.ids.clear();
+  if (o.request_ids.empty()) {
+    give_back(blocks_);
+  } else {
+    o.buffers = std::move(blocks_);
+    graveyard().push_back(std::move(o));
+  }
+}
+
+uint8_t* TempArea::bytes(size_t n) {
+  blocks_.push_back(take_block(n));
+  return blocks_.back().mem.get();
 }
 
 uint8_t* Xfer::scratch(size_t bytes) {

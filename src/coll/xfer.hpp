@@ -84,6 +84,25 @@ class Xfer {
   std::vector<Posted>& posted_;  // borrowed from a per-process cache: no allocation per run
   std::vector<Block> scratch_;
   Err soft_ = Err::kOk;
+  bool waited_ = false;
+};
+
+// Temporary memory of an atomic collective (src/coll/ft/atomic.cpp): the
+// algorithm writes its results there instead of the user's buffers. When a
+// run stopped, requests it abandoned may still write into it, so the memory
+// then waits in the graveyard until the engine has released them all.
+class TempArea {
+ public:
+  explicit TempArea(p2p::Engine& eng);
+  ~TempArea();
+  TempArea(const TempArea&) = delete;
+  TempArea& operator=(const TempArea&) = delete;
+  uint8_t* bytes(size_t n);
+
+ private:
+  p2p::Engine& eng_;
+  size_t mark_;  // abandoned requests logged before this area opened
+  std::vector<Xfer::Block> blocks_;
 };
 
 }  // namespace ftmpi::coll

@@ -116,3 +116,20 @@ void Engine::end_cancel_wait(Request* w, bool withdrawn) {
 }
 
 }  // namespace ftmpi::p2p
+
+namespace ftmpi::p2p {
+
+void Engine::abandon(Request* r) {
+  if (!r->complete && r->kind == ReqKind::kSend && !r->abandoned) {
+    r->abandoned = true;
+    if (r->active) ++abandoned_sends_;
+    r->ft_interrupted = true;  // withdrawn: ends with MPI_ERR_OTHER, never "cancelled"
+    cancel(r);
+  } else if (!r->complete && r->kind == ReqKind::kRecv) {
+    cancel_recv(r);
+  }
+  if (r->complete) release_request(r);
+  else r->user_freed = true;  // complete() releases it
+}
+
+}  // namespace ftmpi::p2p

@@ -108,14 +108,20 @@ Err Engine::init(rte::Client& client, const rte::BootInfo& boot) {
   add(tcp_.epoll_fd(), kTagTcp);
   if (shm_.active()) add(shm_.doorbell_fd(), kTagDoorbell);
   scratch_.resize(64u << 10);
+  // Control frames must fit one ring record (they are never split).
+  max_control_ = 64u << 10;
+  if (shm_.active()) max_control_ = std::min<size_t>(max_control_, shm_.max_payload(sizeof(ControlHdr)));
   return Err::kOk;
 }
 
 Err Engine::finalize() {
+  finalize_handlers();
   // Everything we were asked to send must have left before the fence: a peer
   // may still be waiting for it, and after the fence nobody progresses.
+  // Abandoned sends (a collective that stopped) are nobody's business any
+  // more: their receiver gave up too, and may already sit in its own fence.
   wait_until([this] {
-    if (active_sends_ > 0 || !pending_peers_.empty() || !pushing_.empty()) return false;
+    if (active_sends_ > abandoned_sends_ || !pending_peers_.empty() || !pushing_.empty()) return false;
     for (size_t s = 0; s < peers_.size(); ++s)
       if (peers_[s].via == Via::kTcp && tcp_.queued_bytes(static_cast<int32_t>(s)) > 0) return false;
     return true;
@@ -133,6 +139,7 @@ int Engine::progress() {
   if (shm_.active()) n += shm_.poll(*this);
   if (!pending_peers_.empty()) n += flush_pending();
   if (!pushing_.empty()) n += push_data();
+  if (!to_self_.empty()) n += deliver_self_control();
   if (have_remote_) n += tcp_.poll(*this);
   if ((++tick_ & 63) == 0 || !shm_.active()) n += poll_fds(0);
   return n;
@@ -215,7 +222,10 @@ void Engine::complete(Request* r) {
   r->complete = !r->cancel_pending;
   r->active = false;
   r->proto = Proto::kDone;
-  if (r->kind == ReqKind::kSend) --active_sends_;
+  if (r->kind == ReqKind::kSend) {
+    --active_sends_;
+    if (r->abandoned) --abandoned_sends_;
+  }
   if (r->on_complete) r->on_complete(*r, r->cb_arg);
   if (r->user_freed && r->complete) pool_.release(r);
 }
@@ -242,6 +252,10 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
       }
       return;
     }
+    case MsgType::kControl:
+      if (hlen < sizeof(ControlHdr)) break;
+      on_control(peer_slot, hdr, hlen, payload, plen);
+      return;
     case MsgType::kCts:
     case MsgType::kData:
     case MsgType::kFin:
@@ -282,6 +296,7 @@ void Engine::mark_dead(int32_t slot) {
   Peer& p = peer(slot);
   if (!p.alive) return;
   p.alive = false;
+  ++failures_;
   p.pending.clear();
   if (p.via == Via::kTcp) tcp_.drop_peer(slot);
   // FT-MPI §5 rule 1: messages from and to dead processes are discarded.

@@ -35,6 +35,22 @@ class FailureListener {
   virtual void on_recovery_done(const rte::RecoveryResult& r) = 0;
 };
 
+// Receives the CONTROL frames of one handler id (control.cpp). Control
+// frames carry an upper layer's protocol (the collectives' agreement) beside
+// the matching traffic: they are never matched, never held back by epochs
+// (only by an incarnation not installed yet) and never purged by a recovery.
+// Between two processes they keep their order with every other frame.
+class ControlHandler {
+ public:
+  virtual ~ControlHandler() = default;
+  // Runs inside a transport poll: may send (send_control, isend), must not
+  // poll or wait. `from` may already be known dead: the handler decides.
+  virtual void on_control(ProcId from, const uint8_t* data, size_t len) = 0;
+  // MPI_Finalize, before this process waits for its sends and fences: after
+  // the fence it answers nothing, so this is the last chance to tell peers.
+  virtual void on_finalize() {}
+};
+
 // What a completed recovery round changes in the engine (recovery.cpp).
 struct RecoveryInstall {
   uint32_t epoch = 0;
@@ -93,6 +109,23 @@ class Engine final : public transport::Sink, public rte::EventSink {
   // Works on the user request of a buffered send too (see SendMode).
   void cancel(Request* r);
   bool iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, ProbeResult* out);
+  // An internal user (a collective that stopped) gives up on `r`: the engine
+  // releases it when it completes, and MPI_Finalize does not wait for it. A
+  // send the receiver has not matched is withdrawn (cancel protocol: never
+  // delivered late); a posted receive leaves the queue.
+  void abandon(Request* r);
+
+  // Control frames (control.cpp). Handler ids are small numbers chosen by
+  // the upper layers (kControlIds of them); frames for an id nobody
+  // registered yet are kept until someone does.
+  static constexpr uint8_t kControlIds = 4;
+  void set_control_handler(uint8_t id, ControlHandler* h);
+  // Queues `len` bytes (at most max_control_bytes()) for process `to`; a
+  // frame to a process known dead, or to an incarnation that is not the
+  // current one, is dropped (false). A frame to oneself is delivered by the
+  // next progress(), never from inside this call.
+  bool send_control(ProcId to, uint8_t id, const void* data, size_t len);
+  size_t max_control_bytes() const { return max_control_; }
 
   // Fault tolerance (recovery.cpp, spec/ft-semantics.md §4.1 and §6).
   // Withdraws every blocking operation in progress that has not matched (it
@@ -108,6 +141,9 @@ class Engine final : public transport::Sink, public rte::EventSink {
     match_.forget(ctx);
     match_.forget(comm::coll_context(ctx));
   }
+  // How many failure notices this engine has installed (a cheap "did
+  // anything change" test for upper layers watching a member list).
+  uint64_t failure_count() const { return failures_; }
   // Is this process alive as far as the runtime has told us?
   bool alive(ProcId p) const {
     return p.slot >= 0 && static_cast<size_t>(p.slot) < peers_.size() &&
@@ -153,8 +189,9 @@ class Engine final : public transport::Sink, public rte::EventSink {
  private:
   enum class Via : uint8_t { kNone, kSelf, kShm, kTcp };
   struct Pending {
-    Request* req = nullptr;  // an EAGER or RTS to (re)build; else ctl is a control frame
+    Request* req = nullptr;  // an EAGER or RTS to (re)build; else ctl or raw
     CtlHdr ctl{};
+    std::vector<uint8_t> raw;  // non-empty: a CONTROL frame, header then payload
   };
   struct Peer {
     Via via = Via::kNone;
@@ -200,6 +237,12 @@ class Engine final : public transport::Sink, public rte::EventSink {
   void end_all_pending(Err err);
   void install_peer(int32_t slot, const rte::Card& c);
 
+  // control frames (control.cpp)
+  bool try_send_raw(Peer& p, int32_t slot, const uint8_t* frame, size_t len);
+  void on_control(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen);
+  int deliver_self_control();
+  void finalize_handlers();
+
   // cancel protocol (cancel.cpp)
   void mark_withdrawn(Request* r);
   bool unqueue(Request* m);
@@ -224,6 +267,19 @@ class Engine final : public transport::Sink, public rte::EventSink {
   std::vector<int32_t> pending_peers_;  // peers with a non-empty pending queue
   std::vector<Request*> pushing_;       // sends streaming DATA
   int active_sends_ = 0;
+  int abandoned_sends_ = 0;  // active sends nobody waits for (abandon())
+  uint64_t failures_ = 0;
+
+  // control frames
+  ControlHandler* control_[kControlIds] = {};
+  struct Unclaimed {
+    ProcId from;
+    uint8_t id;
+    std::vector<uint8_t> data;
+  };
+  std::vector<Unclaimed> unclaimed_;  // for handler ids not registered yet
+  std::vector<Unclaimed> to_self_;    // sent to this process, delivered by progress()
+  size_t max_control_ = 0;
 
   int epfd_ = -1;
   bool have_remote_ = false;

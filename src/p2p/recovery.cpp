@@ -79,8 +79,13 @@ void Engine::interrupt_blocking() {
 }
 
 void Engine::end_all_pending(Err err) {
-  for (Peer& p : peers_) p.pending.clear();
+  // Control frames are never purged (control.cpp); everything else queued goes.
   pending_peers_.clear();
+  for (size_t s = 0; s < peers_.size(); ++s) {
+    std::deque<Pending>& q = peers_[s].pending;
+    std::erase_if(q, [](const Pending& f) { return f.raw.empty(); });
+    if (!q.empty()) pending_peers_.push_back(static_cast<int32_t>(s));
+  }
   pushing_.clear();
   std::vector<Request*> victims;
   pool_.for_each_live([&](Request* r) {

@@ -69,7 +69,7 @@ Err Engine::start_send(Request* r) {
   if (p.pending.empty() && try_send_match(p, dst.slot, r)) return Err::kOk;
   r->proto = Proto::kQueued;
   if (p.pending.empty()) pending_peers_.push_back(dst.slot);
-  p.pending.push_back(Pending{r, {}});
+  p.pending.push_back(Pending{r, {}, {}});
   return Err::kOk;
 }
 
@@ -160,7 +160,7 @@ void Engine::send_ctl(int32_t slot, const CtlHdr& c) {
   }
   if (p.pending.empty() && try_send_ctl(p, slot, c)) return;
   if (p.pending.empty()) pending_peers_.push_back(slot);
-  p.pending.push_back(Pending{nullptr, c});
+  p.pending.push_back(Pending{nullptr, c, {}});
 }
 
 void Engine::send_self(Request* r) {
@@ -195,7 +195,9 @@ int Engine::flush_pending() {
     Peer& p = peer(slot);
     while (!p.pending.empty()) {
       Pending& f = p.pending.front();
-      bool sent = f.req ? try_send_match(p, slot, f.req) : try_send_ctl(p, slot, f.ctl);
+      bool sent = f.req            ? try_send_match(p, slot, f.req)
+                  : !f.raw.empty() ? try_send_raw(p, slot, f.raw.data(), f.raw.size())
+                                   : try_send_ctl(p, slot, f.ctl);
       if (!sent) break;
       p.pending.pop_front();
       ++n;

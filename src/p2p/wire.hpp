@@ -11,6 +11,8 @@
 //   CANCEL CtlHdr (sreq: message, rreq: waiter, offset: context id)
 //                                            drop the message if still unmatched
 //   CANCEL_REPLY CtlHdr, flags bit0 = dropped (cancel.cpp)
+//   CONTROL ControlHdr + payload             upper-layer protocol frame (control.cpp):
+//                                            no matching, no epochs, no purges
 #pragma once
 #include <cstdint>
 
@@ -25,6 +27,7 @@ enum class MsgType : uint8_t {
   kAck = 6,
   kCancel = 7,      // sender asks to withdraw an unmatched message
   kCancelReply = 8, // receiver's answer: flags bit0 = withdrawn
+  kControl = 9,     // a frame for a registered control handler
 };
 
 inline constexpr uint8_t kFlagSync = 1;  // EAGER/RTS: acknowledge when matched
@@ -61,5 +64,16 @@ struct CtlHdr {
   uint64_t offset;  // DATA: where this piece goes in the packed stream
 };
 static_assert(sizeof(CtlHdr) == 32);
+
+// Header of a CONTROL frame; the handler's bytes are the frame's payload.
+struct ControlHdr {
+  MsgType type;     // kControl
+  uint8_t handler;  // id given to Engine::set_control_handler
+  uint16_t reserved;
+  uint32_t src_inc;  // the sender's incarnation
+  uint32_t dst_inc;  // the incarnation the sender meant
+  uint32_t len;      // payload bytes
+};
+static_assert(sizeof(ControlHdr) == 16);
 
 }  // namespace ftmpi::p2p

@@ -1,0 +1,273 @@
+// Uniform agreement over control frames (spec/ft-collectives.md §3).
+//
+// Roles, by team index: the coordinator is the first member this process
+// believes alive. Index 0 coordinates from votes; any later coordinator
+// (its predecessors died, and one of them may have sent a decision to some
+// members before dying) first QUERYs every live member and adopts any
+// decision one reports, else decides ABORT. A member that answered a QUERY
+// of coordinator c without knowing the decision ignores decisions from
+// coordinators ranked before c.
+//
+// The handler answers VOTEs and QUERYs for calls this process already left,
+// from a small log per (context, epoch): see log_ below for its bound.
+#include "coll/ft/agreement.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "base/log.hpp"
+#include "coll/ft/inject.hpp"
+#include "coll/wait.hpp"
+
+namespace ftmpi::coll::ft {
+namespace {
+
+constexpr uint8_t kHandlerId = 1;  // p2p control handler id of the agreement
+enum Kind : uint8_t { kVote = 1, kDecision = 2, kQuery = 3, kReply = 4 };
+constexpr uint8_t kNone = 0xff;  // REPLY: no decision known (value otherwise an Err; 0 = COMMIT)
+
+struct Msg {
+  uint8_t kind;
+  uint8_t value;  // VOTE: the member's Err; DECISION, REPLY: the decision or kNone
+  uint16_t reserved;
+  int32_t index;  // DECISION: sender's team index; QUERY: the querier's; REPLY: the querier answered
+  uint64_t ctx;
+  uint32_t epoch;
+  uint32_t seq;
+};
+static_assert(sizeof(Msg) == 24);
+
+struct Key {
+  uint64_t ctx;
+  uint32_t epoch;
+  uint32_t seq;
+  auto operator<=>(const Key&) const = default;
+};
+
+// What this process knows about one call it has not delivered yet.
+struct Round {
+  std::map<int32_t, uint8_t> votes;    // by sender slot
+  std::map<int32_t, uint8_t> replies;  // by sender slot, answers to my QUERY
+  int32_t querier = -1;                // my index once I QUERYed
+  int32_t promise = 0;                 // ignore decisions of coordinators ranked below
+  int decision = -1;                   // accepted, not delivered yet
+};
+
+struct Logged {
+  uint32_t seq;
+  uint8_t decision;
+  int32_t my_index;
+  std::vector<ProcId> members;
+};
+
+class Agreement final : public p2p::ControlHandler {
+ public:
+  Err run(const Team& t, Err local);
+  void on_control(ProcId from, const uint8_t* data, size_t len) override;
+  void on_finalize() override;
+
+ private:
+  // A member is never more than one call ahead of a live member still
+  // deciding (a coordinator waits for every live member's vote or reply),
+  // so two entries per (context, epoch) would do; four leave a margin.
+  static constexpr size_t kLogDepth = 4;
+
+  const Logged* logged(const Key& k) const;
+  bool too_old(const Key& k) const;
+  void send(ProcId to, Kind kind, uint8_t value, int32_t index, const Key& k);
+  void deliver(const Key& k, uint8_t decision, int32_t me, std::vector<ProcId> members);
+
+  p2p::Engine* eng_ = nullptr;
+  std::map<Key, Round> rounds_;
+  std::map<std::pair<uint64_t, uint32_t>, std::deque<Logged>> log_;
+};
+
+Agreement& agreement(p2p::Engine& eng) {
+  static Agreement a;
+  static bool registered = false;
+  if (!registered) {
+    registered = true;
+    eng.set_control_handler(kHandlerId, &a);
+  }
+  return a;
+}
+
+const Logged* Agreement::logged(const Key& k) const {
+  auto it = log_.find({k.ctx, k.epoch});
+  if (it == log_.end()) return nullptr;
+  for (const Logged& l : it->second)
+    if (l.seq == k.seq) return &l;
+  return nullptr;
+}
+
+bool Agreement::too_old(const Key& k) const {
+  auto it = log_.find({k.ctx, k.epoch});
+  return it != log_.end() && !it->second.empty() && k.seq < it->second.front().seq;
+}
+
+void Agreement::send(ProcId to, Kind kind, uint8_t value, int32_t index, const Key& k) {
+  Msg m{kind, value, 0, index, k.ctx, k.epoch, k.seq};
+  eng_->send_control(to, kHandlerId, &m, sizeof m);  // false: `to` is dead, nothing to tell
+}
+
+void Agreement::on_control(ProcId from, const uint8_t* data, size_t len) {
+  if (len != sizeof(Msg)) return;
+  Msg m;
+  std::memcpy(&m, data, sizeof m);
+  const Key k{m.ctx, m.epoch, m.seq};
+  const Logged* l = logged(k);
+  switch (m.kind) {
+    case kVote:
+      // Sent to me as (new) coordinator: if I already know, say so.
+      if (l) send(from, kDecision, l->decision, l->my_index, k);
+      else if (!too_old(k)) rounds_[k].votes[from.slot] = m.value;
+      break;
+    case kDecision:
+      if (!l && !too_old(k)) {
+        Round& r = rounds_[k];
+        if (m.index >= r.promise && r.decision < 0) r.decision = m.value;
+      }
+      break;
+    case kQuery:
+      if (l) {
+        send(from, kReply, l->decision, m.index, k);
+      } else {
+        // Not decided here: promise to ignore every coordinator before the
+        // querier, so the querier's choice cannot be contradicted later.
+        Round& r = rounds_[k];
+        r.promise = std::max(r.promise, m.index);
+        send(from, kReply, r.decision >= 0 ? static_cast<uint8_t>(r.decision) : kNone, m.index, k);
+      }
+      break;
+    case kReply:
+      if (!l) {
+        auto it = rounds_.find(k);
+        if (it != rounds_.end() && it->second.querier == m.index) it->second.replies[from.slot] = m.value;
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+// MPI_Finalize: a member still waiting may see this process as its next
+// coordinator after the one it voted to died; past the fence nothing is
+// answered, so repeat the last decision of every context to every member.
+void Agreement::on_finalize() {
+  for (auto& [ctx_epoch, entries] : log_) {
+    if (entries.empty()) continue;
+    const Logged& l = entries.back();
+    const Key k{ctx_epoch.first, ctx_epoch.second, l.seq};
+    for (size_t i = 0; i < l.members.size(); ++i)
+      if (static_cast<int32_t>(i) != l.my_index && eng_->alive(l.members[i]))
+        send(l.members[i], kDecision, l.decision, l.my_index, k);
+  }
+}
+
+void Agreement::deliver(const Key& k, uint8_t decision, int32_t me, std::vector<ProcId> members) {
+  std::deque<Logged>& q = log_[{k.ctx, k.epoch}];
+  q.push_back(Logged{k.seq, decision, me, std::move(members)});
+  if (q.size() > kLogDepth) q.pop_front();
+  rounds_.erase(k);
+}
+
+Err Agreement::run(const Team& t, Err local) {
+  p2p::Engine& eng = t.engine();
+  eng_ = &eng;
+  const Key k{t.comm().coll_ctx(), eng.epoch(), t.call_seq()};
+  const int n = t.size(), me = t.me();
+  std::vector<ProcId> procs(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) procs[static_cast<size_t>(i)] = t.proc_of(i);
+  auto alive = [&](int i) { return i == me || eng.alive(procs[static_cast<size_t>(i)]); };
+  auto first_alive = [&] {
+    int i = 0;
+    while (!alive(i)) ++i;  // stops at me at the latest
+    return i;
+  };
+  Round& r = rounds_[k];  // map nodes stay put while other rounds come and go
+  const uint8_t vote = static_cast<uint8_t>(local);
+
+  maybe_die(Phase::kVote, t);
+  int coord = first_alive();
+  if (coord == me) r.votes[procs[static_cast<size_t>(me)].slot] = vote;
+  else send(procs[static_cast<size_t>(coord)], kVote, vote, me, k);
+
+  int decided = -1;
+  bool queried = false;
+  auto decide = [&]() -> bool {
+    if (r.decision >= 0) {
+      decided = r.decision;
+      return true;
+    }
+    const int c = first_alive();
+    if (c != coord) {
+      coord = c;
+      if (coord != me) send(procs[static_cast<size_t>(coord)], kVote, vote, me, k);
+    }
+    if (coord != me) return false;
+    uint8_t d = 0;
+    if (me == 0) {
+      // First coordinator: every member's vote, or its death.
+      bool death = false;
+      for (int i = 0; i < n; ++i) {
+        if (!alive(i)) {
+          death = true;
+          continue;
+        }
+        auto v = r.votes.find(procs[static_cast<size_t>(i)].slot);
+        if (v == r.votes.end()) return false;
+        if (d == 0 && v->second != 0) d = v->second;
+      }
+      if (d == 0 && death) d = static_cast<uint8_t>(Err::kOther);
+    } else {
+      // A predecessor died, maybe half-way through sending its decision.
+      if (!queried) {
+        queried = true;
+        r.querier = me;
+        r.promise = std::max(r.promise, me);
+        for (int i = 0; i < n; ++i)
+          if (i != me && alive(i)) send(procs[static_cast<size_t>(i)], kQuery, 0, me, k);
+      }
+      d = static_cast<uint8_t>(Err::kOther);  // nobody knows a decision: a member died
+      bool adopted = false;
+      for (int i = 0; i < n; ++i) {
+        if (i == me) continue;
+        auto rep = r.replies.find(procs[static_cast<size_t>(i)].slot);
+        if (rep == r.replies.end()) {
+          if (alive(i)) return false;
+          continue;
+        }
+        if (rep->second != kNone && !adopted) {
+          d = rep->second;
+          adopted = true;
+        }
+      }
+    }
+    maybe_die(Phase::kCoord, t);
+    const int half = (n - 1 + 1) / 2;
+    int sent = 0;
+    for (int i = 0; i < n; ++i) {
+      if (i == me || !alive(i)) continue;
+      send(procs[static_cast<size_t>(i)], kDecision, d, me, k);
+      if (++sent == half) maybe_die(Phase::kCommit, t);
+    }
+    decided = d;
+    return true;
+  };
+  wait_for(eng, decide);
+  if (coord != me) maybe_die(Phase::kCommit, t);
+  FTMPI_LOG(kDebug, "coll", "agreement ctx %#llx seq %u: %s (coordinator %d)", static_cast<unsigned long long>(k.ctx),
+            k.seq, decided == 0 ? "commit" : "abort", coord);
+  deliver(k, static_cast<uint8_t>(decided), me, std::move(procs));
+  return static_cast<Err>(decided);
+}
+
+}  // namespace
+
+Err agree(const Team& t, Err local) { return agreement(t.engine()).run(t, local); }
+
+}  // namespace ftmpi::coll::ft

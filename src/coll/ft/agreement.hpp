@@ -1,0 +1,19 @@
+// The uniform agreement that ends every collective of an atomic team
+// (FTMPI_COLL_MODE_ATOMIC). The protocol, its failure model and why it is
+// uniform are in spec/ft-collectives.md §3; agreement.cpp follows it.
+#pragma once
+#include "base/err.hpp"
+#include "coll/team.hpp"
+
+namespace ftmpi::coll::ft {
+
+// Agrees on the outcome of the team's current call (Team::call_seq()) with
+// every surviving member; `local` is this member's outcome (kOk or the
+// error its run ended with). Returns the decision, the same on every
+// survivor: kOk = COMMIT, otherwise ABORT carrying the error to return
+// (the first failing member's error in team order, kOther for a death).
+// Never gives up on interrupts: it ends once every member is either heard
+// from or known dead, which a perfect failure detector guarantees.
+[[nodiscard]] Err agree(const Team& t, Err local);
+
+}  // namespace ftmpi::coll::ft

@@ -1,0 +1,85 @@
+#include "coll/ft/inject.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "base/log.hpp"
+
+namespace ftmpi::coll::ft {
+namespace {
+
+struct Point {
+  Phase phase;
+  int rank;
+  uint32_t call;
+};
+
+bool parse_phase(const char* s, size_t n, Phase* out) {
+  static const struct {
+    const char* name;
+    Phase p;
+  } kNames[] = {{"start", Phase::kStart},
+                {"data", Phase::kData},
+                {"vote", Phase::kVote},
+                {"coord", Phase::kCoord},
+                {"commit", Phase::kCommit}};
+  for (const auto& k : kNames)
+    if (std::strlen(k.name) == n && std::strncmp(k.name, s, n) == 0) {
+      *out = k.p;
+      return true;
+    }
+  return false;
+}
+
+std::vector<Point> parse(const char* spec) {
+  std::vector<Point> pts;
+  const char* s = spec;
+  while (*s) {
+    const char* end = std::strchr(s, ',');
+    if (!end) end = s + std::strlen(s);
+    const char* colon = static_cast<const char*>(std::memchr(s, ':', static_cast<size_t>(end - s)));
+    Point p{};
+    int rank = -1;
+    unsigned call = 0;
+    if (colon && parse_phase(s, static_cast<size_t>(colon - s), &p.phase) &&
+        std::sscanf(colon + 1, "%d:%u", &rank, &call) == 2) {
+      p.rank = rank;
+      p.call = call;
+      pts.push_back(p);
+    } else {
+      FTMPI_LOG(kWarn, "coll", "FTMPI_INJECT_AGREE: cannot parse '%.*s'", static_cast<int>(end - s), s);
+    }
+    s = *end ? end + 1 : end;
+  }
+  return pts;
+}
+
+const std::vector<Point>& points() {
+  static const std::vector<Point> pts = [] {
+    const char* spec = std::getenv("FTMPI_INJECT_AGREE");
+    return spec && *spec ? parse(spec) : std::vector<Point>{};
+  }();
+  return pts;
+}
+
+}  // namespace
+
+void maybe_die(Phase p, const Team& t) {
+  const std::vector<Point>& pts = points();
+  if (pts.empty()) return;
+  for (const Point& pt : pts) {
+    if (pt.phase == p && pt.rank == t.comm().rank() && pt.call == t.call_seq()) {
+      FTMPI_LOG(kInfo, "coll", "FTMPI_INJECT_AGREE: rank %d dies in phase %d of call %u", pt.rank,
+                static_cast<int>(p), pt.call);
+      raise(SIGKILL);
+      pause();
+    }
+  }
+}
+
+}  // namespace ftmpi::coll::ft

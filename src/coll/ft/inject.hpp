@@ -1,0 +1,26 @@
+// Fault injection for the tests of fault-tolerant collectives
+// (tests/mpi/ft, spec/ft-collectives.md §6). Compiled in always; a no-op
+// unless FTMPI_INJECT_AGREE is set:
+//
+//   FTMPI_INJECT_AGREE=phase:rank:call[,phase:rank:call...]
+//
+// kills (SIGKILL) the process of communicator rank `rank` when it reaches
+// `phase` of collective call number `call` (Team::call_seq(), counted from 0
+// per communicator and epoch) on any communicator. Phases:
+//   start   entering the collective, before any message
+//   data    with the algorithm's first batch of messages posted
+//   vote    after the algorithm ended, before sending its vote
+//   coord   (coordinator) with every vote in, before any decision is sent
+//   commit  coordinator: having sent the decision to half of the members;
+//           any other member: having received the decision, before copy-out
+#pragma once
+#include "coll/team.hpp"
+
+namespace ftmpi::coll::ft {
+
+enum class Phase { kStart, kData, kVote, kCoord, kCommit };
+
+// Dies here if FTMPI_INJECT_AGREE names this phase, rank and call.
+void maybe_die(Phase p, const Team& t);
+
+}  // namespace ftmpi::coll::ft

@@ -1,0 +1,112 @@
+// CONTROL frames: an upper layer's protocol messages (the collectives'
+// agreement, src/coll/ft) carried beside the matching traffic. The engine
+// knows nothing of what they mean: it moves bytes to a handler id.
+//
+// Rules that make them usable by an agreement protocol:
+// - same per-pair FIFO as every other frame (same rings, same sockets, same
+//   pending queue when a ring is full);
+// - no matching, no epochs, no purges: a frame of an older epoch is still
+//   delivered (a process may have to answer about a collective of the epoch
+//   before a recovery finished elsewhere);
+// - incarnations still count: a frame from a predecessor of the slot, or
+//   meant for one, is dropped; one from a successor we have not installed
+//   yet waits with the held match frames (recovery.cpp replays it);
+// - frames from a process that died meanwhile are still delivered (the
+//   handler decides whether it believes them);
+// - delivery happens inside progress(), never inside send_control().
+#include <cstring>
+
+#include "base/log.hpp"
+#include "p2p/engine.hpp"
+
+namespace ftmpi::p2p {
+
+void Engine::set_control_handler(uint8_t id, ControlHandler* h) {
+  if (id >= kControlIds) return;
+  control_[id] = h;
+  if (!h) return;
+  std::vector<Unclaimed> waiting;
+  waiting.swap(unclaimed_);
+  for (Unclaimed& u : waiting) {
+    if (u.id == id) h->on_control(u.from, u.data.data(), u.data.size());
+    else unclaimed_.push_back(std::move(u));
+  }
+}
+
+bool Engine::send_control(ProcId to, uint8_t id, const void* data, size_t len) {
+  if (id >= kControlIds || len > max_control_) return false;
+  if (to.slot < 0 || static_cast<size_t>(to.slot) >= peers_.size()) return false;
+  Peer& p = peer(to.slot);
+  if (!p.alive || p.inc != to.incarnation) return false;
+  if (p.via == Via::kSelf) {
+    const uint8_t* b = static_cast<const uint8_t*>(data);
+    to_self_.push_back(Unclaimed{self_, id, std::vector<uint8_t>(b, b + len)});
+    return true;
+  }
+  ControlHdr h{};
+  h.type = MsgType::kControl;
+  h.handler = id;
+  h.src_inc = self_.incarnation;
+  h.dst_inc = to.incarnation;
+  h.len = static_cast<uint32_t>(len);
+  std::vector<uint8_t> frame(sizeof h + len);
+  std::memcpy(frame.data(), &h, sizeof h);
+  if (len) std::memcpy(frame.data() + sizeof h, data, len);
+  if (p.pending.empty() && try_send_raw(p, to.slot, frame.data(), frame.size())) return true;
+  if (p.pending.empty()) pending_peers_.push_back(to.slot);
+  Pending q;
+  q.raw = std::move(frame);
+  p.pending.push_back(std::move(q));
+  return true;
+}
+
+bool Engine::try_send_raw(Peer& p, int32_t slot, const uint8_t* frame, size_t len) {
+  const size_t plen = len - sizeof(ControlHdr);
+  if (p.via == Via::kShm) {
+    uint8_t* rec = shm_.reserve(p.local, sizeof(ControlHdr), plen);
+    if (!rec) return false;
+    std::memcpy(transport::ShmTransport::hdr_ptr(rec), frame, sizeof(ControlHdr));
+    if (plen) std::memcpy(transport::ShmTransport::payload_ptr(rec, sizeof(ControlHdr)), frame + sizeof(ControlHdr), plen);
+    shm_.commit(p.local, rec, sizeof(ControlHdr), plen);
+    return true;
+  }
+  tcp_.send(slot, frame, sizeof(ControlHdr), plen ? frame + sizeof(ControlHdr) : nullptr, plen);
+  return true;
+}
+
+void Engine::on_control(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen) {
+  ControlHdr h;
+  std::memcpy(&h, hdr, sizeof h);
+  if (h.dst_inc != self_.incarnation) return;  // meant for the process this one replaced
+  if (peer_slot < 0 || static_cast<size_t>(peer_slot) >= peers_.size() || h.len != plen || h.handler >= kControlIds)
+    return;
+  const Peer& src = peers_[static_cast<size_t>(peer_slot)];
+  if (h.src_inc < src.inc) return;  // from a predecessor of that slot
+  if (h.src_inc > src.inc) {        // from a successor we have not installed yet
+    hold(peer_slot, hdr, hlen, payload, plen);
+    return;
+  }
+  const ProcId from{peer_slot, h.src_inc};
+  if (ControlHandler* c = control_[h.handler]) {
+    c->on_control(from, payload, plen);
+    return;
+  }
+  unclaimed_.push_back(Unclaimed{from, h.handler, std::vector<uint8_t>(payload, payload + plen)});
+}
+
+int Engine::deliver_self_control() {
+  std::vector<Unclaimed> mine;
+  mine.swap(to_self_);
+  for (Unclaimed& u : mine) {
+    if (ControlHandler* c = control_[u.id]) c->on_control(u.from, u.data.data(), u.data.size());
+    else unclaimed_.push_back(std::move(u));
+  }
+  return static_cast<int>(mine.size());
+}
+
+void Engine::finalize_handlers() {
+  for (ControlHandler* c : control_)
+    if (c) c->on_finalize();
+}
+
+}  // namespace ftmpi::p2p
