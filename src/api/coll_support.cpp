@@ -1,6 +1,7 @@
 // Argument checks shared by the collective entry points.
 #include "api/call.hpp"
 #include "api/coll_support.hpp"
+#include "coll/collectives.hpp"
 
 namespace ftmpi::api {
 
@@ -18,6 +19,11 @@ coll::Team team_of(comm::Communicator& c) {
   coll::Team t = blanks ? coll::Team(R->engine, c, std::move(members)) : coll::Team(R->engine, c);
   t.set_atomic(R->ft && R->ft->modes().coll == rte::CollMode::kAtomic);
   return t;
+}
+
+int refused(comm::Communicator& c, int code) {
+  coll::refused(team_of(c));
+  return code;
 }
 
 // Finds and checks the communicator; on failure returns the error code through `code`.

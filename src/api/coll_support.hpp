@@ -16,6 +16,10 @@ namespace ftmpi::api {
 // FTMPI_COLL_MODE_ATOMIC.
 coll::Team team_of(comm::Communicator& c);
 
+// A collective refused at entry (Call::ft_blocked_collective) still takes
+// its turn in an atomic team's agreement (coll::refused); returns `code`.
+int refused(comm::Communicator& c, int code);
+
 // BLANK mode: a blank root makes every process return at once, buffers
 // untouched, with MPI_SUCCESS (FT-MPI spec §4.1).
 inline bool blank_root(const comm::Communicator& c, int root) { return c.group().is_blank(root); }

@@ -29,6 +29,12 @@ namespace ftmpi::coll {
 [[nodiscard]] Err reduce_scatter(const Team& t, const ReduceScatterArgs& a);
 [[nodiscard]] Err scan(const Team& t, const ReduceArgs& a);
 
+// A collective call this process refused at its entry (a failure is
+// pending): on an atomic team it still takes its turn in the agreement,
+// voting ABORT, so members that did enter the call end with the same error
+// instead of waiting for this process's vote. No-op on other teams.
+void refused(const Team& t);
+
 // Barrier over every member of `c`.
 [[nodiscard]] Err barrier(p2p::Engine& eng, comm::Communicator& c);
 

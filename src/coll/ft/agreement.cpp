@@ -28,11 +28,12 @@ namespace {
 
 constexpr uint8_t kHandlerId = 1;  // p2p control handler id of the agreement
 enum Kind : uint8_t { kVote = 1, kDecision = 2, kQuery = 3, kReply = 4 };
-constexpr uint8_t kNone = 0xff;  // REPLY: no decision known (value otherwise an Err; 0 = COMMIT)
+constexpr uint8_t kCommit = 0, kAbort = 1;
+constexpr uint8_t kNone = 0xff;  // REPLY: no decision known
 
 struct Msg {
   uint8_t kind;
-  uint8_t value;  // VOTE: the member's Err; DECISION, REPLY: the decision or kNone
+  uint8_t value;  // VOTE: 0 = ok, else the member's Err; DECISION, REPLY: kCommit, kAbort or kNone
   uint16_t reserved;
   int32_t index;  // DECISION: sender's team index; QUERY: the querier's; REPLY: the querier answered
   uint64_t ctx;
@@ -51,6 +52,7 @@ struct Key {
 // What this process knows about one call it has not delivered yet.
 struct Round {
   std::map<int32_t, uint8_t> votes;    // by sender slot
+  std::vector<ProcId> voters;          // answered with the decision when it is delivered here
   std::map<int32_t, uint8_t> replies;  // by sender slot, answers to my QUERY
   int32_t querier = -1;                // my index once I QUERYed
   int32_t promise = 0;                 // ignore decisions of coordinators ranked below
@@ -71,10 +73,13 @@ class Agreement final : public p2p::ControlHandler {
   void on_finalize() override;
 
  private:
-  // A member is never more than one call ahead of a live member still
-  // deciding (a coordinator waits for every live member's vote or reply),
-  // so two entries per (context, epoch) would do; four leave a margin.
-  static constexpr size_t kLogDepth = 4;
+  // A member that waited for a decision is never more than one call ahead
+  // of a live member still deciding (a coordinator waits for every live
+  // member's vote or reply), so two entries per (context, epoch) would do.
+  // A member that votes fail returns at once (run()), and may run ahead
+  // through further calls it refuses at entry before a recovery starts a new
+  // epoch: 64 entries leave room for that (spec/ft-collectives.md §3.4).
+  static constexpr size_t kLogDepth = 64;
 
   const Logged* logged(const Key& k) const;
   bool too_old(const Key& k) const;
@@ -120,11 +125,17 @@ void Agreement::on_control(ProcId from, const uint8_t* data, size_t len) {
   std::memcpy(&m, data, sizeof m);
   const Key k{m.ctx, m.epoch, m.seq};
   const Logged* l = logged(k);
+  FTMPI_LOG(kDebug, "coll", "agreement: kind %d value %d index %d from slot %d for seq %u (%s)", m.kind, m.value,
+            m.index, from.slot, m.seq, l ? "decided here" : "open");
   switch (m.kind) {
     case kVote:
       // Sent to me as (new) coordinator: if I already know, say so.
       if (l) send(from, kDecision, l->decision, l->my_index, k);
-      else if (!too_old(k)) rounds_[k].votes[from.slot] = m.value;
+      else if (!too_old(k)) {
+        Round& r = rounds_[k];
+        r.votes[from.slot] = m.value;
+        r.voters.push_back(from);
+      }
       break;
     case kDecision:
       if (!l && !too_old(k)) {
@@ -172,7 +183,11 @@ void Agreement::deliver(const Key& k, uint8_t decision, int32_t me, std::vector<
   std::deque<Logged>& q = log_[{k.ctx, k.epoch}];
   q.push_back(Logged{k.seq, decision, me, std::move(members)});
   if (q.size() > kLogDepth) q.pop_front();
-  rounds_.erase(k);
+  // Members that took me for their coordinator (theirs died) wait for this.
+  auto it = rounds_.find(k);
+  if (it == rounds_.end()) return;
+  for (const ProcId& p : it->second.voters) send(p, kDecision, decision, me, k);
+  rounds_.erase(it);
 }
 
 Err Agreement::run(const Team& t, Err local) {
@@ -193,6 +208,17 @@ Err Agreement::run(const Team& t, Err local) {
 
   maybe_die(Phase::kVote, t);
   int coord = first_alive();
+  if (vote != 0) {
+    // No coordinator can decide COMMIT without my ok: ABORT is certain, so
+    // tell the coordinator (or, coordinating, everyone) and return at once.
+    // A member that waits for a decision therefore never waits for one that
+    // refused the call at its entry (api: coll::refused).
+    for (int i = 0; i < n; ++i)
+      if (i != me && alive(i) && (coord == me || i == coord))
+        send(procs[static_cast<size_t>(i)], coord == me ? kDecision : kVote, coord == me ? kAbort : vote, me, k);
+    deliver(k, kAbort, me, std::move(procs));
+    return Err::kOther;
+  }
   if (coord == me) r.votes[procs[static_cast<size_t>(me)].slot] = vote;
   else send(procs[static_cast<size_t>(coord)], kVote, vote, me, k);
 
@@ -206,10 +232,11 @@ Err Agreement::run(const Team& t, Err local) {
     const int c = first_alive();
     if (c != coord) {
       coord = c;
+      FTMPI_LOG(kDebug, "coll", "agreement seq %u: coordinator is now %d", k.seq, coord);
       if (coord != me) send(procs[static_cast<size_t>(coord)], kVote, vote, me, k);
     }
     if (coord != me) return false;
-    uint8_t d = 0;
+    uint8_t d = kCommit;
     if (me == 0) {
       // First coordinator: every member's vote, or its death.
       bool death = false;
@@ -220,9 +247,9 @@ Err Agreement::run(const Team& t, Err local) {
         }
         auto v = r.votes.find(procs[static_cast<size_t>(i)].slot);
         if (v == r.votes.end()) return false;
-        if (d == 0 && v->second != 0) d = v->second;
+        if (v->second != 0) d = kAbort;
       }
-      if (d == 0 && death) d = static_cast<uint8_t>(Err::kOther);
+      if (death) d = kAbort;
     } else {
       // A predecessor died, maybe half-way through sending its decision.
       if (!queried) {
@@ -232,7 +259,7 @@ Err Agreement::run(const Team& t, Err local) {
         for (int i = 0; i < n; ++i)
           if (i != me && alive(i)) send(procs[static_cast<size_t>(i)], kQuery, 0, me, k);
       }
-      d = static_cast<uint8_t>(Err::kOther);  // nobody knows a decision: a member died
+      d = kAbort;  // nobody knows a decision: a member died
       bool adopted = false;
       for (int i = 0; i < n; ++i) {
         if (i == me) continue;
@@ -263,7 +290,7 @@ Err Agreement::run(const Team& t, Err local) {
   FTMPI_LOG(kDebug, "coll", "agreement ctx %#llx seq %u: %s (coordinator %d)", static_cast<unsigned long long>(k.ctx),
             k.seq, decided == 0 ? "commit" : "abort", coord);
   deliver(k, static_cast<uint8_t>(decided), me, std::move(procs));
-  return static_cast<Err>(decided);
+  return decided == kCommit ? Err::kOk : Err::kOther;
 }
 
 }  // namespace

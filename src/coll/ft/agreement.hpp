@@ -10,10 +10,10 @@ namespace ftmpi::coll::ft {
 // Agrees on the outcome of the team's current call (Team::call_seq()) with
 // every surviving member; `local` is this member's outcome (kOk or the
 // error its run ended with). Returns the decision, the same on every
-// survivor: kOk = COMMIT, otherwise ABORT carrying the error to return
-// (the first failing member's error in team order, kOther for a death).
-// Never gives up on interrupts: it ends once every member is either heard
-// from or known dead, which a perfect failure detector guarantees.
+// survivor: kOk = COMMIT, kOther = ABORT. A member whose own outcome is an
+// error returns ABORT at once (no COMMIT is possible without it); otherwise
+// it waits, ignoring interrupts, until every member is heard from or known
+// dead, which a perfect failure detector guarantees.
 [[nodiscard]] Err agree(const Team& t, Err local);
 
 }  // namespace ftmpi::coll::ft

@@ -15,6 +15,7 @@
 #include "coll/collectives.hpp"
 #include "coll/ft/agreement.hpp"
 #include "coll/ft/atomic.hpp"
+#include "coll/ft/inject.hpp"
 #include "coll/layout.hpp"
 #include "coll/xfer.hpp"
 
@@ -83,6 +84,13 @@ Span v_span(const Team& t, const int* counts, const int* displs, const dtype::Ty
 Span items(const dtype::TypeRef* t, size_t count) { return span_of(**t, count); }
 
 }  // namespace
+
+void refused(const Team& t) {
+  if (!t.atomic()) return;
+  t.begin_call();
+  ft::maybe_die(ft::Phase::kStart, t);
+  (void)ft::agree(t, Err::kOther);
+}
 
 Err barrier(const Team& t) {
   if (!t.atomic()) return plain::barrier(t);
