@@ -180,6 +180,8 @@ Err Xfer::wait() {
   };
   wait_for(eng_, done);
   if (!ok(hard)) {
+    FTMPI_LOG(kDebug, "coll", "call %u stops: %s (interrupted %d, member dead %d)", team_.call_seq(), err_name(hard),
+              eng_.interrupted(), team_.member_dead());
     abandon();
     return hard;
   }

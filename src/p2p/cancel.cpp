@@ -120,7 +120,14 @@ void Engine::end_cancel_wait(Request* w, bool withdrawn) {
 namespace ftmpi::p2p {
 
 void Engine::abandon(Request* r) {
-  if (!r->complete && r->kind == ReqKind::kSend && !r->abandoned) {
+  if (!r->complete && r->kind == ReqKind::kSend && r->proto == Proto::kPushing) {
+    // Matched and streaming from the caller's buffer, which the caller may
+    // free as soon as it returns: stop here. The receiver stopped too (a
+    // failure is why we abandon), its receive never completes.
+    std::erase(pushing_, r);
+    r->st_err = Err::kOther;
+    complete(r);
+  } else if (!r->complete && r->kind == ReqKind::kSend && !r->abandoned) {
     r->abandoned = true;
     if (r->active) ++abandoned_sends_;
     r->ft_interrupted = true;  // withdrawn: ends with MPI_ERR_OTHER, never "cancelled"

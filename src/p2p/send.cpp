@@ -215,6 +215,13 @@ int Engine::flush_pending() {
 void Engine::on_cts(const CtlHdr& c) {
   Request* r = pool_.find(c.sreq);
   if (!r || r->proto != Proto::kWaitCts) return;  // stale (cancelled or failed meanwhile)
+  if (r->abandoned) {
+    // Its caller returned and may have freed the buffer: send nothing (the
+    // receiver's collective stopped too; the cancel reply releases r).
+    r->st_err = Err::kOther;
+    complete(r);
+    return;
+  }
   r->remote_req = c.rreq;
   r->msg_len = std::min<uint64_t>(c.offset, r->data.bytes());  // bytes the receiver can take
   r->done_bytes = 0;
