@@ -26,7 +26,14 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Attr_get(MPI_COMM_WORLD, FTMPI_RECOVERY_MODE, &mode, &flag));
   CHECK(flag && *mode == FTMPI_RECOVERY_MODE_IGNORE, "recovery mode");
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-  if (rank == 1) raise(SIGKILL);
+  /* Rank 1 dies only once every survivor has left the barrier: a collective
+   * that sees a member die gives up (spec/ft-collectives.md §2). */
+  if (rank == 1) {
+    for (int q = 0; q < size; ++q)
+      if (q != 1) CHECK_MPI(MPI_Recv(&x, 1, MPI_INT, q, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    raise(SIGKILL);
+  }
+  CHECK_MPI(MPI_Send(&x, 1, MPI_INT, 1, 99, MPI_COMM_WORLD));
 
   /* A receive from the dead rank ends with its failure instead of waiting. */
   MPI_Status st;
