@@ -39,8 +39,10 @@ def run(ftmpirun, prog, n, K, kills, timeout=300):
     if not ok:
         sys.stderr.write(f"run failed or incomplete: {' '.join(cmd)}\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}\n")
         return None
+    # The program's own recovery lines: MPI_Comm_dup returned -> rolled back (ms).
+    rec = [float(x) for x in re.findall(r"^cg: recovery \d+: .*\(([0-9.]+) ms\)$", p.stdout, re.M)]
     return {"t": float(m.group(2)), "iters": int(m.group(1)), "redone": int(m.group(4)),
-            "ckpts": int(m.group(5)), "t_ckpt": float(m.group(6))}
+            "ckpts": int(m.group(5)), "t_ckpt": float(m.group(6)), "restore_ms": sum(rec) / len(rec) if rec else 0.0}
 
 
 def launch_time(ftmpirun, reps):
@@ -81,8 +83,8 @@ def main():
 
     print(f"\n{a.n}^3 unknowns, np 8 (7 solvers + 1 checksum rank), REBUILD, medians of {a.reps} "
           f"(min-max); empty 8-process job launch: {launch:.2f} s\n")
-    print("| checkpoints | failures | time to solution (s) | iterations redone | checkpoint time (s) |")
-    print("|---|---|---|---|---|")
+    print("| checkpoints | failures | time to solution (s) | iterations redone | checkpoint time (s) | restore (ms) |")
+    print("|---|---|---|---|---|---|")
     for K in Ks:
         for nf in (0, 1, 3):
             m = med(K, nf)
@@ -90,8 +92,9 @@ def main():
                 continue
             red = med(K, nf, "redone")
             ck = med(K, nf, "t_ckpt")
+            rs = med(K, nf, "restore_ms")
             print(f"| {'every %d' % K if K else 'none'} | {nf} | {m[0]:.2f} ({m[1]:.2f}-{m[2]:.2f}, n={m[3]}) "
-                  f"| {red[0]:.0f} | {ck[0]:.2f} |")
+                  f"| {red[0]:.0f} | {ck[0]:.2f} | {rs[0]:.0f} |")
     base = med(0, 0) if 0 in Ks else None
     if base:
         print("\nRestart from scratch (model: t_last_failure + failure-free run without checkpoints + one launch "
