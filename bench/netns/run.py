@@ -66,8 +66,13 @@ def pingpong_once(build, lib, exe, target):
             argv = [os.path.join(build, "bin", "ftmpirun"), "--launch-agent", cl.agent, "--host", hosts, "-np", "2"]
             env = dict(os.environ)
         else:
+            # Open MPI hands its agent one remote shell command (like ssh): run it through sh.
+            agent = os.path.join(cl.tmp, "ompi-agent")
+            with open(agent, "w") as f:
+                f.write(f"#!/bin/sh\nhost=$1; shift\nexec {cl.agent} \"$host\" sh -c \"$*\"\n")
+            os.chmod(agent, 0o755)
             argv = ["mpirun.openmpi", "--allow-run-as-root", "--mca", "btl", "tcp,self", "--mca", "plm_rsh_agent",
-                    cl.agent, "--mca", "btl_tcp_if_include", "10.99.0.0/24", "--mca", "oob_tcp_if_include",
+                    agent, "--mca", "btl_tcp_if_include", "10.99.0.0/24", "--mca", "oob_tcp_if_include",
                     "10.99.0.0/24", "--bind-to", "none", "--host", hosts, "-np", "2"]
             env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         p = subprocess.run(cl.cmd(0, argv + [exe, str(target)]), capture_output=True, text=True, env=env,

@@ -305,5 +305,29 @@ TEST(RteOutcome, ExitStatus) {
   }
 }
 
+TEST(RteOptions, MultiHostOptions) {
+  ParseOutcome p = parse({"--launch-agent", "ip netns exec", "-x", "OMP_NUM_THREADS", "-x", "A=1=2",
+                          "--heartbeat-ms=50", "--heartbeat-timeout-ms", "300", "prog", "-x"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.opts.launch_agent, "ip netns exec");
+  EXPECT_EQ(p.opts.export_env, (std::vector<std::string>{"OMP_NUM_THREADS", "A=1=2"}));
+  EXPECT_EQ(p.opts.heartbeat_ms, 50);
+  EXPECT_EQ(p.opts.heartbeat_timeout_ms, 300);
+  EXPECT_EQ(p.opts.args, (std::vector<std::string>{"-x"})) << "options after the program are its own";
+  EXPECT_EQ(parse({"prog"}).opts.launch_agent, "ssh");
+  EXPECT_FALSE(parse({"-x", "1BAD-NAME", "prog"}).ok);
+  EXPECT_FALSE(parse({"-x", "=v", "prog"}).ok);
+  EXPECT_FALSE(parse({"--launch-agent", " ", "prog"}).ok);
+  EXPECT_FALSE(parse({"--heartbeat-ms", "0", "prog"}).ok);
+  ParseOutcome bad = parse({"--heartbeat-ms", "500", "--heartbeat-timeout-ms", "500", "prog"});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("must be larger"), std::string::npos);
+}
+
+TEST(RteHosts, SourceAddressTowardsAHost) {
+  EXPECT_EQ(source_address_towards("127.0.0.1"), "127.0.0.1");
+  EXPECT_EQ(source_address_towards("no such host name.invalid"), "");
+}
+
 }  // namespace
 }  // namespace ftmpi::rte
