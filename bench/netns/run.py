@@ -69,7 +69,10 @@ def pingpong_once(build, lib, exe, target):
             # Open MPI hands its agent one remote shell command (like ssh): run it through sh.
             agent = os.path.join(cl.tmp, "ompi-agent")
             with open(agent, "w") as f:
-                f.write(f"#!/bin/sh\nhost=$1; shift\nexec {cl.agent} \"$host\" sh -c \"$*\"\n")
+                # One session directory per host: every namespace has the same host name.
+                f.write(f"#!/bin/sh\nhost=$1; shift\nexec {cl.agent} \"$host\" sh -c "
+                        f"\"mkdir -p {cl.tmp}/ompi-$host; OMPI_MCA_orte_tmpdir_base={cl.tmp}/ompi-$host; "
+                        f"export OMPI_MCA_orte_tmpdir_base; $*\"\n")
             os.chmod(agent, 0o755)
             argv = ["mpirun.openmpi", "--allow-run-as-root", "--mca", "btl", "tcp,self", "--mca", "plm_rsh_agent",
                     agent, "--mca", "btl_tcp_if_include", "10.99.0.0/24", "--mca", "oob_tcp_if_include",

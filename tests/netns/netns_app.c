@@ -15,6 +15,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static int fail(const char* what, int a, int b) {
@@ -113,8 +114,22 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  char host[64];
-  gethostname(host, sizeof host);
+  /* NETNS_CHECK_ENV="A=x,B=y": every rank, on every host, must see these. */
+  const char* want = getenv("NETNS_CHECK_ENV");
+  if (want) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", want);
+    for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+      char* eq = strchr(tok, '=');
+      if (!eq) continue;
+      *eq = 0;
+      const char* have = getenv(tok);
+      if (!have || strcmp(have, eq + 1) != 0) {
+        fprintf(stderr, "netns_app: rank %d: %s is %s, expected %s\n", rank, tok, have ? have : "unset", eq + 1);
+        return fail("environment", 0, 0);
+      }
+    }
+  }
   if (rank == 0) printf("netns_app: ok %d iterations, %d recoveries, size %d\n", iters, recoveries, size);
   fflush(stdout);
   MPI_Finalize();

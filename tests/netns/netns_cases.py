@@ -135,7 +135,9 @@ def expect_host_empty(cl, i, within=5.0):
 
 def case_three_hosts(cl):
     """mpirun's host is also a compute host; ranks on different hosts talk TCP."""
-    j = job_on(cl, hostlist(0, 3), 6, iters=25, env={"FTMPI_NETNS_MARK": "fwd"})
+    # The agent starts daemons with an empty environment (like ssh): FTMPI_* and -x must travel.
+    j = job_on(cl, hostlist(0, 3), 6, iters=25, extra=["-x", "NETNS_CHECK_ENV", "-x", "NETNS_X=hello"],
+               env={"FTMPI_NETNS_MARK": "fwd", "NETNS_CHECK_ENV": "FTMPI_NETNS_MARK=fwd,NETNS_X=hello"})
     j.wait_line("out", r"^iter 5 ")
     # An established TCP connection between two rank processes on hosts 1 and 2.
     ss = subprocess.run(cl.cmd(1, ["ss", "-Htnp", "state", "established"]), capture_output=True, text=True).stdout

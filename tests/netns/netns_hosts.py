@@ -104,7 +104,9 @@ class Cluster:
             f.write("#!/bin/sh\n# ftmpirun --launch-agent: HOST CMD... runs CMD in that host's namespace\n"
                     "host=$1; shift\n"
                     "case \"$host\" in\n"
-                    "  10.99.0.*) n=${host##*.}; exec ip netns exec " + self.prefix + "-h$((n - 1)) \"$@\";;\n"
+                    "  10.99.0.*) n=${host##*.}\n"
+                    "    # a fresh environment, as ssh gives: what the job needs must be forwarded\n"
+                    "    exec env -i PATH=\"$PATH\" ip netns exec " + self.prefix + "-h$((n - 1)) \"$@\";;\n"
                     "esac\n"
                     "echo \"netns-agent: unknown host $host\" >&2; exit 1\n")
         os.chmod(self.agent, 0o755)
