@@ -31,7 +31,7 @@ Err allgather_bytes(p2p::Engine& eng, comm::Communicator& c, const void* mine, s
         eng.isend(out + static_cast<size_t>(send_block) * n, n, byte_type(), c, c.coll_ctx(), right,
                   kTagAllgatherBytes),
     };
-    if (Err e = eng.wait_all(reqs, 2); !ok(e)) return e;
+    if (Err e = eng.wait_all(reqs, 2, &c); !ok(e)) return e;
   }
   return Err::kOk;
 }
@@ -52,7 +52,7 @@ Err allgather_bytes_log(p2p::Engine& eng, comm::Communicator& c, const void* min
         eng.isend(tmp.data(), blocks * n, byte_type(), c, c.coll_ctx(), (me - k + size) % size,
                   kTagAllgatherBytesLog),
     };
-    if (Err e = eng.wait_all(reqs, 2); !ok(e)) return e;
+    if (Err e = eng.wait_all(reqs, 2, &c); !ok(e)) return e;
   }
   for (int i = 0; i < size; ++i)
     if (n) std::memcpy(out + static_cast<size_t>((me + i) % size) * n, tmp.data() + static_cast<size_t>(i) * n, n);
@@ -67,7 +67,7 @@ Err bcast_bytes(p2p::Engine& eng, comm::Communicator& c, void* buf, size_t n, in
     if (vrank & mask) {
       int src = (vrank - mask + root) % size;
       p2p::Request* r = eng.irecv(buf, n, byte_type(), c, c.coll_ctx(), src, kTagBcastBytes);
-      if (Err e = eng.wait_all(&r, 1); !ok(e)) return e;
+      if (Err e = eng.wait_all(&r, 1, &c); !ok(e)) return e;
       break;
     }
     mask <<= 1;
@@ -76,7 +76,7 @@ Err bcast_bytes(p2p::Engine& eng, comm::Communicator& c, void* buf, size_t n, in
     if (vrank + mask < size) {
       int dst = (vrank + mask + root) % size;
       p2p::Request* s = eng.isend(buf, n, byte_type(), c, c.coll_ctx(), dst, kTagBcastBytes);
-      if (Err e = eng.wait_all(&s, 1); !ok(e)) return e;
+      if (Err e = eng.wait_all(&s, 1, &c); !ok(e)) return e;
     }
   }
   return Err::kOk;

@@ -132,6 +132,12 @@ void Engine::abandon(Request* r) {
     if (r->active) ++abandoned_sends_;
     r->ft_interrupted = true;  // withdrawn: ends with MPI_ERR_OTHER, never "cancelled"
     cancel(r);
+  } else if (!r->complete && r->kind == ReqKind::kRecv && r->proto == Proto::kReceiving) {
+    // Matched and taking DATA into the caller's buffer, which may be gone
+    // once the caller returns: end it here; later DATA finds no request
+    // and is dropped (on_data).
+    r->st_err = Err::kOther;
+    complete(r);
   } else if (!r->complete && r->kind == ReqKind::kRecv) {
     cancel_recv(r);
   }

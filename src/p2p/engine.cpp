@@ -202,18 +202,37 @@ Request* Engine::irecv(void* buf, size_t count, const dtype::TypeRef& type, comm
   return r;
 }
 
-Err Engine::wait_all(Request* const* reqs, size_t n) {
-  wait_until([&] {
-    for (size_t i = 0; i < n; ++i)
-      if (!reqs[i]->complete) return false;
-    return true;
-  });
+Err Engine::wait_all(Request* const* reqs, size_t n, const comm::Communicator* watch) {
   Err first = Err::kOk;
+  uint64_t seen_failures = ~uint64_t{0};
+  bool gave_up = false;
+  auto member_dead = [&] {
+    if (!watch || failures_ == seen_failures) return false;
+    seen_failures = failures_;
+    for (const ProcId& p : watch->group().members())
+      if (p.valid() && !alive(p)) return true;
+    return false;
+  };
+  wait_until([&] {
+    bool all = true;
+    for (size_t i = 0; i < n; ++i) {
+      if (!reqs[i]->complete) {
+        all = false;
+      } else if (!ok(reqs[i]->st_err) && reqs[i]->st_err != Err::kTruncate) {
+        gave_up = true;
+        return true;
+      }
+    }
+    if (all) return true;
+    gave_up = interrupted_ || member_dead();
+    return gave_up;
+  });
   for (size_t i = 0; i < n; ++i) {
-    if (ok(first) && !ok(reqs[i]->st_err)) first = reqs[i]->st_err;
-    pool_.release(reqs[i]);
+    if (ok(first) && reqs[i]->complete && !ok(reqs[i]->st_err)) first = reqs[i]->st_err;
+    if (gave_up) abandon(reqs[i]);  // releases it now or once it ends
+    else pool_.release(reqs[i]);
   }
-  return first;
+  return gave_up && ok(first) ? Err::kOther : first;
 }
 
 void Engine::complete(Request* r) {

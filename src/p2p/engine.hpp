@@ -98,7 +98,12 @@ class Engine final : public transport::Sink, public rte::EventSink {
   Request* irecv(void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c, uint64_t ctx,
                  int peer_rank, int tag);
   // Waits for all, releases them, and returns the first error (or kOk).
-  Err wait_all(Request* const* reqs, size_t n);
+  // For the library's internal exchanges (communicator creation): it gives
+  // up with MPI_ERR_OTHER as soon as one request fails, a failure notice
+  // interrupts the engine, or (with `watch`) a non-blank member of that
+  // communicator is dead, abandoning the rest; a peer that gave up will
+  // never send, so waiting on would hang (spec/ft-semantics.md §4.1).
+  Err wait_all(Request* const* reqs, size_t n, const comm::Communicator* watch = nullptr);
   // Withdraws a receive that has not matched yet (true), or says it is too late.
   bool cancel_recv(Request* r);
   // MPI_Cancel (cancel.cpp). Receives: cancel_recv. Sends: withdrawn locally
