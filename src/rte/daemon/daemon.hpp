@@ -142,6 +142,7 @@ class Daemon : public RankListener, public LeaderOutput {
   };
   std::vector<LogEntry> log_;  // the leader's broadcasts, bseq = index + 1
   uint64_t heartbeat_timer_ = 0;
+  uint64_t heartbeat_last_tick_ns_ = 0;  // when heartbeat_tick last ran (0: not yet)
   uint64_t sync_timer_ = 0;
 
   std::optional<proto::JobStart> job_;

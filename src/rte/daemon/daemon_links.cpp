@@ -175,6 +175,14 @@ void Daemon::heartbeat_tick() {
   heartbeat_timer_ = 0;
   if (stop_) return;
   const uint64_t now = now_ns(), limit = static_cast<uint64_t>(job_->heartbeat_timeout_ms) * 1000000ull;
+  // A tick that comes late means this daemon did not run for a while: the
+  // silence may be its own (frames still unread). Judge at the next tick.
+  if (heartbeat_last_tick_ns_ != 0 && now - heartbeat_last_tick_ns_ > limit / 2) {
+    if (launcher_) launcher_->touch();
+    if (parent_) parent_->touch();
+    for (const auto& [c, host] : child_host_) c->touch();
+  }
+  heartbeat_last_tick_ns_ = now;
   auto beat = [](Connection& c) {
     // A link that is backed up is not silent; do not pile heartbeats on it.
     if (!c.closed() && c.pending() < (64u << 10)) c.send(proto::Heartbeat{});

@@ -146,6 +146,7 @@ class Launcher {
   uint32_t term_ = 0;        // view number: one more for every lost host
   int32_t leader_host_ = 0;  // lowest live host
   uint64_t hb_timer_ = 0;
+  uint64_t hb_last_tick_ns_ = 0;  // when heartbeat_tick last ran (0: not yet)
   int rounds_begun_ = 0;
   InjectRandom rng_{0};
   uint64_t seed_ = 0;
