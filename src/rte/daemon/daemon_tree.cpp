@@ -338,7 +338,8 @@ proto::HostSync Daemon::host_sync() const {
       if (r.fence_entered) s.fenced.push_back(r.id);
       if (r.recover_asked) s.asked.push_back(r.id);
     } else {
-      s.ended.push_back(proto::ProcExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end, r.booted});
+      s.ended.push_back(proto::ProcExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end, r.booted,
+                                                r.fence_entered && !r.fence_done});
     }
   }
   return s;

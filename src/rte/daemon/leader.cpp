@@ -89,13 +89,13 @@ void Leader::on_proc_exit(int32_t from_host, const proto::ProcExit& m) {
   switch (m.end) {
     case proto::EndKind::kNormal: p.state = ProcState::kFinished; break;
     case proto::EndKind::kTerminated: p.state = ProcState::kDead; break;
-    case proto::EndKind::kFailure: fail(m.who, m.pid, m.exit, m.started); break;
+    case proto::EndKind::kFailure: fail(m.who, m.pid, m.exit, m.started, m.in_fence); break;
   }
   // One fewer participant may complete a gather the others are waiting in.
   check_all();
 }
 
-void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, bool started) {
+void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, bool started, bool in_fence) {
   if (ending_) {
     state_.proc(who.slot).state = ProcState::kDead;
     return;
@@ -127,6 +127,12 @@ void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, b
     return;
   }
   if (!state_.respawns()) return;
+  // Its program had finished; a new process would run it again from the
+  // start and wait for peers that are leaving (spec/ft-semantics.md §5).
+  if (in_fence || fenced_[static_cast<size_t>(who.slot)]) {
+    FTMPI_LOG(kInfo, "leader", "rank %d died inside MPI_Finalize; not respawned", who.slot);
+    return;
+  }
   if (who.incarnation > 0 && !started && exit.how == proto::ExitInfo::kExited) {
     job_failed("rank " + std::to_string(who.slot) + " could not be respawned: incarnation " +
                std::to_string(who.incarnation) + " " + describe_exit(exit) + " before it started");

@@ -76,7 +76,9 @@ class Leader {
   void on_proc_exit(int32_t from_host, const proto::ProcExit& m);
   void on_abort(int32_t from_host, const proto::AbortUp& m);
   void on_suspect(const proto::SuspectUp& m);
-  void fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, bool started);
+  // in_fence: it died inside MPI_Finalize, before the fence released it; a
+  // failure like any other, but REBUILD does not respawn it.
+  void fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, bool started, bool in_fence = false);
   void end_job(int32_t exit_code);
   // Ends the job because it cannot go on; the launcher prints `why`.
   void job_failed(const std::string& why);

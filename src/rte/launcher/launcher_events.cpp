@@ -122,7 +122,11 @@ void Launcher::on_rank_exit(int32_t host, const proto::RankExit& m) {
              .add("host", host_name(host))
              .add("how", how_name(m.exit.how))
              .add("value", m.exit.value)
-             .add("end", end_name(m.end)));
+             .add("end", end_name(m.end))
+             .add("in_fence", static_cast<int64_t>(m.in_fence)));
+  if (m.end == proto::EndKind::kFailure && m.in_fence && opts_.modes.comm == CommMode::kRebuild)
+    say("ftmpirun: rank " + std::to_string(m.who.slot) +
+        " died inside MPI_Finalize; not respawned (its program had finished)");
   outcome_.on_rank_exit(m);
 }
 

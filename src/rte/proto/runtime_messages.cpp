@@ -96,12 +96,13 @@ void ProcEndMsg<T>::encode(Encoder& e) const {
   put_exit(e, exit);
   e.u8(static_cast<uint8_t>(end));
   e.u8(started ? 1 : 0);
+  e.u8(in_fence ? 1 : 0);
 }
 template <MsgType T>
 bool ProcEndMsg<T>::decode(Decoder& d) {
   who = get_proc(d);
   pid = d.i32();
-  return get_exit(d, exit) && get_end(d, end) && get_bool(d, started) && who.valid();
+  return get_exit(d, exit) && get_end(d, end) && get_bool(d, started) && get_bool(d, in_fence) && who.valid();
 }
 template struct ProcEndMsg<MsgType::kRankExit>;
 template struct ProcEndMsg<MsgType::kProcExit>;

@@ -82,6 +82,7 @@ struct ProcEndMsg {
   ExitInfo exit;
   EndKind end = EndKind::kNormal;
   bool started = false;  // it said HELLO (a respawn that never did failed to start)
+  bool in_fence = false;  // it had entered its MPI_Finalize fence (not released yet)
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const ProcEndMsg&, const ProcEndMsg&) = default;
