@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 
 namespace ftmpi::fd {
 
@@ -124,6 +125,34 @@ std::string peer_name(int fd) {
   inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
   std::snprintf(buf, sizeof buf, "%s:%u", ip, ntohs(sa.sin_port));
   return buf;
+}
+
+bool peer_on_this_host(int fd) {
+  sockaddr_in me{}, peer{};
+  socklen_t a = sizeof me, b = sizeof peer;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&me), &a) != 0 ||
+      getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &b) != 0 || me.sin_family != AF_INET ||
+      peer.sin_family != AF_INET)
+    return false;
+  const uint32_t p = ntohl(peer.sin_addr.s_addr);
+  return (p >> 24) == 127 || me.sin_addr.s_addr == peer.sin_addr.s_addr;
+}
+
+bool process_running(pid_t pid) {
+  if (pid <= 0) return false;
+  char path[64], buf[512];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  int f = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (f < 0) return false;
+  ssize_t n = ::read(f, buf, sizeof buf - 1);
+  ::close(f);
+  if (n <= 0) return false;
+  buf[n] = 0;
+  // "pid (comm) S ...": the command may hold spaces and parentheses.
+  const char* close = std::strrchr(buf, ')');
+  if (!close || close[1] != ' ') return false;
+  const char state = close[2];
+  return state == 'R' || state == 'S' || state == 'D' || state == 'I' || state == 'W';
 }
 
 }  // namespace ftmpi::fd

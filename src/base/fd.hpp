@@ -21,5 +21,11 @@ int tcp_connect(const std::string& addr, uint16_t port, bool nonblocking);
 // Keepalive and user timeout so that a silent peer is noticed (MACHINE-NOTES).
 void tcp_tune(int fd, int user_timeout_ms);
 std::string peer_name(int fd);
+// The connected peer is on this machine (loopback, or our own address): the
+// link itself cannot fail silently, only the process at its other end.
+bool peer_on_this_host(int fd);
+// The process exists and is not stopped (SIGSTOP, tracing) nor a zombie:
+// it may be slow to answer, but it will (from /proc/PID/stat).
+bool process_running(pid_t pid);
 
 }  // namespace ftmpi::fd

@@ -293,6 +293,30 @@ def case_launcher_killed(ctx):
     j.expect_clean(within=5.0)
 
 
+def case_daemon_stopped(ctx):
+    # The daemon on the launcher's own host is frozen (SIGSTOP): its link is
+    # loopback, so only its process state tells a frozen daemon from a
+    # starved one (docs/multi-host.md). It is lost within the heartbeat timeout.
+    j = Job(ctx, ["-np", "2"], ["sleep"])
+    j.wait_for_stdout_lines(2)
+    daemons = subprocess.run(["pgrep", "-f", rf"ftmpid .*--job {j.p.pid}$"], capture_output=True, text=True).stdout.split()
+    expect(len(daemons) == 1, f"daemons of the job: {daemons}")
+    t = time.time()
+    os.kill(int(daemons[0]), signal.SIGSTOP)
+    try:
+        j.finish(timeout=20)
+    finally:
+        try:
+            os.kill(int(daemons[0]), signal.SIGCONT)
+        except ProcessLookupError:
+            pass  # the launcher killed it
+    took = time.time() - t
+    expect(j.code != 0, "the job ended with status 0")
+    expect(re.search(r"ftmpirun: lost the daemon on \S+ \(silent for \d+ ms\)", j.err), "no lost-daemon line")
+    expect(took < 5.0, f"declared lost after {took:.2f} s")
+    j.expect_clean(within=5.0)
+
+
 def blank(ctx, np, victims):
     j = run(ctx, ["-np", str(np), "--ft-comm-mode=blank"], ["notices", ",".join(map(str, victims))])
     expect_code(j, 0)

@@ -15,6 +15,8 @@
 // or broken launcher link, or SIGTERM, makes the daemon end its ranks
 // (SIGTERM, SIGKILL after the grace period) and exit.
 #pragma once
+#include <sys/types.h>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -143,6 +145,9 @@ class Daemon : public RankListener, public LeaderOutput {
   std::vector<LogEntry> log_;  // the leader's broadcasts, bseq = index + 1
   uint64_t heartbeat_timer_ = 0;
   uint64_t heartbeat_last_tick_ns_ = 0;  // when heartbeat_tick last ran (0: not yet)
+  // The launcher is our parent on this host (reached over loopback): its
+  // silence with its process running means it is starved, not lost.
+  pid_t local_launcher_pid_ = -1;
   uint64_t sync_timer_ = 0;
 
   std::optional<proto::JobStart> job_;

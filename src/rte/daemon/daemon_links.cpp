@@ -67,6 +67,7 @@ bool Daemon::connect_launcher() {
     return false;
   }
   fd::set_nonblocking(fd);
+  if (fd::peer_on_this_host(fd)) local_launcher_pid_ = getppid();
   my_addr_ = args_.bind_addr == "auto" ? local_address(fd) : args_.bind_addr;
   if (my_addr_.empty() || !listen_for_peers()) {
     ::close(fd);
@@ -190,7 +191,11 @@ void Daemon::heartbeat_tick() {
   auto silent = [&](const Connection& c) { return !c.closed() && now > c.last_rx_ns() + limit; };
   auto ms = [&](const Connection& c) { return std::to_string((now - c.last_rx_ns()) / 1000000ull); };
   if (launcher_ && !launcher_->closed()) {
-    if (silent(*launcher_)) {
+    if (silent(*launcher_) && local_launcher_pid_ > 1 && getppid() == local_launcher_pid_ &&
+        fd::process_running(local_launcher_pid_)) {
+      FTMPI_LOG(kInfo, "ftmpid", "launcher silent for %s ms but running; waiting", ms(*launcher_).c_str());
+      launcher_->touch();
+    } else if (silent(*launcher_)) {
       launcher_->close("launcher silent for " + ms(*launcher_) + " ms");
       if (stop_) return;
     } else {

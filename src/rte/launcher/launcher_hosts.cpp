@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "base/clock.hpp"
+#include "base/fd.hpp"
 #include "base/log.hpp"
 #include "base/params.hpp"
 #include "rte/launcher/launcher.hpp"
@@ -51,7 +52,14 @@ void Launcher::heartbeat_tick() {
     DaemonEntry& d = daemons_[h];
     if (!d.conn || d.link_closed || d.lost) continue;
     if (starved) d.conn->touch();
-    if (now > d.conn->last_rx_ns() + limit) {
+    if (now > d.conn->last_rx_ns() + limit && !d.plan.remote && fd::process_running(d.pid)) {
+      // A daemon on this host, over loopback: nothing between us can fail,
+      // and its process is there and not stopped. It is starved of CPU
+      // (ranks outnumbering cores), not lost; its death closes the link.
+      FTMPI_LOG(kInfo, "ftmpirun", "daemon on %s silent for %llu ms but running; waiting", d.plan.name.c_str(),
+                static_cast<unsigned long long>((now - d.conn->last_rx_ns()) / 1000000ull));
+      d.conn->touch();
+    } else if (now > d.conn->last_rx_ns() + limit) {
       declare_lost(static_cast<int32_t>(h),
                    "silent for " + std::to_string((now - d.conn->last_rx_ns()) / 1000000ull) + " ms");
       continue;
