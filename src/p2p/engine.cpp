@@ -141,7 +141,15 @@ int Engine::progress() {
   if (!pushing_.empty()) n += push_data();
   if (!to_self_.empty()) n += deliver_self_control();
   if (have_remote_) n += tcp_.poll(*this);
-  if ((++tick_ & 63) == 0 || !shm_.active()) n += poll_fds(0);
+  if ((++tick_ & 63) == 0 || !shm_.active()) {
+    n += poll_fds(0);
+    // Notices the client read while blocked (card exchange, fence) do not
+    // make its socket readable again; a busy engine must see them too.
+    if (client_ && client_->has_pending_events()) {
+      client_->poll(*this);
+      ++n;
+    }
+  }
   return n;
 }
 

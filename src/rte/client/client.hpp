@@ -95,7 +95,9 @@ class Client {
   const RecoveryResult& restart_result() const { return restart_result_; }
   // Notices that arrived while exchange_cards()/finalize() blocked and that
   // poll() has not delivered yet (fd() need not be readable for them).
-  bool has_pending_events() const { return !pending_.empty(); }
+  // Also frames read from the socket but not parsed yet (wait_for stops at
+  // the frame it waits for; those behind it will not wake epoll again).
+  bool has_pending_events() const { return !pending_.empty() || reader_.has_frame(); }
 
  private:
   struct Pending {

@@ -15,6 +15,15 @@ void FrameReader::feed(const uint8_t* p, size_t n) {
   buf_.insert(buf_.end(), p, p + n);
 }
 
+bool FrameReader::has_frame() const {
+  if (failed_) return true;
+  const size_t have = buf_.size() - off_;
+  if (have < 4) return false;
+  Decoder hdr(buf_.data() + off_, 4);
+  const uint32_t len = hdr.u32();
+  return len < 2 || len > max_ || have - 4 >= len;
+}
+
 FrameReader::Next FrameReader::next(Frame& out) {
   if (failed_) return Next::kBad;
   size_t have = buf_.size() - off_;

@@ -67,6 +67,9 @@ class FrameReader {
   bool failed() const { return failed_; }
   const std::string& error() const { return error_; }
   size_t buffered() const { return buf_.size() - off_; }
+  // A whole frame (or a malformed header) is buffered: next() will not say
+  // kNeedMore. Bytes already read never make the socket readable again.
+  bool has_frame() const;
 
  private:
   std::vector<uint8_t> buf_;

@@ -67,6 +67,28 @@ TEST(RteFrames, AnySplitOfTheStreamGivesTheSameFrames) {
   expect_three(whole);
 }
 
+TEST(RteFrames, HasFrameSaysWhetherNextCanCutOne) {
+  std::vector<uint8_t> s = three_frames();
+  const size_t first = proto::make_frame(proto::RankHello{proto::kProtocolVersion, 11}).size();
+  FrameReader r;
+  EXPECT_FALSE(r.has_frame());
+  r.feed(s.data(), 3);  // not even a length
+  EXPECT_FALSE(r.has_frame());
+  r.feed(s.data() + 3, first - 4);  // one byte short of the first frame
+  EXPECT_FALSE(r.has_frame());
+  r.feed(s.data() + first - 1, s.size() - first + 1);
+  Frame f;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(r.has_frame()) << i;
+    ASSERT_EQ(r.next(f), FrameReader::Next::kFrame);
+  }
+  EXPECT_FALSE(r.has_frame());
+  const uint8_t bad[6] = {1, 0, 0, 0, 0, 0};  // length 1: malformed, next() says so at once
+  r.feed(bad, sizeof bad);
+  EXPECT_TRUE(r.has_frame());
+  EXPECT_EQ(r.next(f), FrameReader::Next::kBad);
+}
+
 TEST(RteFrames, OversizedAndUndersizedLengthsAreRejectedForGood) {
   for (uint32_t len : {0u, 1u, proto::kMaxFrame + 1, 0xffffffffu}) {
     FrameReader r;
