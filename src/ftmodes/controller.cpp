@@ -8,7 +8,10 @@
 namespace ftmpi::ft {
 
 Controller::Controller(p2p::Engine& eng, rte::Client& client, const rte::Modes& modes, comm::Communicator& world)
-    : eng_(eng), client_(client), modes_(modes), world_(world) {}
+    : eng_(eng), client_(client), modes_(modes), world_(world) {
+  // IGNORE never recovers: a wildcard receive with nobody left can never match.
+  eng_.set_lonely_wildcards_fail(modes.recovery == rte::RecoveryMode::kIgnore);
+}
 
 void Controller::on_proc_failed(ProcId who, uint64_t event_seq) {
   last_seq_ = std::max(last_seq_, event_seq);

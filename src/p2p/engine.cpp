@@ -340,6 +340,12 @@ void Engine::on_job_abort(int exit_code) {
   _exit(exit_code);
 }
 
+bool Engine::any_live_source(const comm::Communicator& c) const {
+  for (const ProcId& p : c.peer_group().members())
+    if (p.valid() && p != self_ && alive(p)) return true;
+  return false;
+}
+
 void Engine::fail_requests_of(int32_t slot, Err err) {
   // Receives posted for this source and transfers in progress with it end in
   // error; wildcard receives are left to the fault-tolerance layer's policy.
@@ -355,6 +361,12 @@ void Engine::fail_requests_of(int32_t slot, Err err) {
     for (Request* r = q.posted_head; r; r = r->qnext)
       if (r->peer_slot == slot) victims.push_back(r);
   });
+  if (lonely_wildcards_fail_) {
+    match_.for_each([&](uint64_t, MatchTable::Queues& q) {
+      for (Request* r = q.posted_head; r; r = r->qnext)
+        if (r->peer_slot == kAnySlot && r->blocking && r->comm && !any_live_source(*r->comm)) victims.push_back(r);
+    });
+  }
   for (Request* r : victims) match_.unpost(r);
   pushing_.erase(std::remove_if(pushing_.begin(), pushing_.end(), [&](Request* r) { return r->xfer_slot == slot; }),
                  pushing_.end());

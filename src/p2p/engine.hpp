@@ -146,6 +146,14 @@ class Engine final : public transport::Sink, public rte::EventSink {
     match_.forget(ctx);
     match_.forget(comm::coll_context(ctx));
   }
+  // Recovery mode IGNORE (set by the fault-tolerance layer): a blocking
+  // MPI_ANY_SOURCE receive or probe on a communicator where no other
+  // process is alive can never match; it fails with MPI_ERR_OTHER instead
+  // of waiting forever (spec/ft-semantics.md §4.2). Other modes wait: a
+  // recovery may bring senders back.
+  void set_lonely_wildcards_fail(bool on) { lonely_wildcards_fail_ = on; }
+  // Some process of c's peer group other than this one is alive.
+  bool any_live_source(const comm::Communicator& c) const;
   // How many failure notices this engine has installed (a cheap "did
   // anything change" test for upper layers watching a member list).
   uint64_t failure_count() const { return failures_; }
@@ -305,6 +313,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   };
   std::vector<Held> held_;      // frames from a later incarnation or epoch than installed
   bool interrupted_ = false;
+  bool lonely_wildcards_fail_ = false;
   bool epoch_discard_ = false;  // RESET after a recovery: frames of earlier epochs are dropped
 };
 
