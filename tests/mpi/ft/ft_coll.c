@@ -25,11 +25,6 @@ enum { UNTOUCHED = 0, CORRECT = 1, GARBAGE = 2, NA = 3 };
 
 static int rank, size, count;
 
-static int cls(int code) {
-  int c = -1;
-  MPI_Error_class(code, &c);
-  return c;
-}
 static int f(int r, int i) { return r * 1000 + i + 1; }
 static int g(int s, int d, int i) { return s * 10000 + d * 100 + i % 100; }
 

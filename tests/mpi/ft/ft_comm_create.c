@@ -18,20 +18,6 @@
 #define KILL_AT 40
 #define VICTIM 3
 
-static int cls(int code) {
-  int c = -1;
-  MPI_Error_class(code, &c);
-  return c;
-}
-
-static int attr_int(int key) {
-  int* v = NULL;
-  int flag = 0;
-  CHECK_MPI(MPI_Attr_get(MPI_COMM_WORLD, key, &v, &flag));
-  CHECK(flag && v, "FTMPI attribute %d not set", key);
-  return *v;
-}
-
 /* The split's members are the live, non-blank ranks of my parity, highest
  * world rank first (key = -rank). */
 static void check_split(MPI_Comm c, int it) {

@@ -8,12 +8,6 @@
 
 #include "check.h"
 
-static int cls(int code) {
-  int c = -1;
-  MPI_Error_class(code, &c);
-  return c;
-}
-
 int main(int argc, char** argv) {
   int rank, size, x = 0;
   CHECK_MPI(MPI_Init(&argc, &argv));

@@ -47,20 +47,6 @@ static int dead[MAXP];            /* dead[slot]: failed and not replaced */
 static int order[8], norder;      /* delete callbacks, in call order */
 static int handler_calls;         /* AUTO mode: MPI_COMM_WORLD's handler */
 
-static int cls(int code) {
-  int c = -1;
-  MPI_Error_class(code, &c);
-  return c;
-}
-
-static int attr_int(int key) {
-  int* v = NULL;
-  int flag = 0;
-  CHECK_MPI(MPI_Attr_get(MPI_COMM_WORLD, key, &v, &flag));
-  CHECK(flag && v, "FTMPI attribute %d not set", key);
-  return *v;
-}
-
 static int delete_fn(MPI_Comm comm, int key, void* val, void* extra) {
   (void)comm;
   (void)key;

@@ -5,12 +5,6 @@
 
 #include "check.h"
 
-static int cls(int code) {
-  int c = -1;
-  MPI_Error_class(code, &c);
-  return c;
-}
-
 #define EXPECT_CLASS(call, want)                                                             \
   do {                                                                                       \
     int rc = (call);                                                                         \

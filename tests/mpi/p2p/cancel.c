@@ -12,12 +12,6 @@
 
 static int rank, size;
 
-static int cls(int code) {
-  int c = -1;
-  MPI_Error_class(code, &c);
-  return c;
-}
-
 static int cancelled(MPI_Status* st) {
   int flag = -1;
   CHECK_MPI(MPI_Test_cancelled(st, &flag));

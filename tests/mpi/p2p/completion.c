@@ -13,12 +13,6 @@
 
 static int rank, size;
 
-static int cls(int code) {
-  int c = -1;
-  MPI_Error_class(code, &c);
-  return c;
-}
-
 /* Nothing active: count 0, all null, null plus inactive persistent. */
 static void nothing_active(void) {
   MPI_Request req[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};

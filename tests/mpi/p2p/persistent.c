@@ -14,12 +14,6 @@
 
 static int rank, size;
 
-static int cls(int code) {
-  int c = -1;
-  MPI_Error_class(code, &c);
-  return c;
-}
-
 static void expect_empty(MPI_Status* st, const char* what) {
   int n = -1;
   CHECK_MPI(MPI_Get_count(st, MPI_INT, &n));

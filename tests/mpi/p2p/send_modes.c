@@ -14,12 +14,6 @@
 
 static int rank, size;
 
-static int cls(int code) {
-  int c = -1;
-  MPI_Error_class(code, &c);
-  return c;
-}
-
 static void fill(int* b, int n, int seed) {
   for (int i = 0; i < n; ++i) b[i] = seed * 1000003 + i;
 }
