@@ -340,10 +340,11 @@ void Engine::on_job_abort(int exit_code) {
   _exit(exit_code);
 }
 
-bool Engine::any_live_source(const comm::Communicator& c) const {
+bool Engine::nobody_left_to_send(const comm::Communicator& c) const {
+  if (!lonely_wildcards_fail_) return false;
   for (const ProcId& p : c.peer_group().members())
-    if (p.valid() && p != self_ && alive(p)) return true;
-  return false;
+    if (p.valid() && p != self_ && alive(p)) return false;
+  return true;
 }
 
 void Engine::fail_requests_of(int32_t slot, Err err) {
@@ -359,14 +360,10 @@ void Engine::fail_requests_of(int32_t slot, Err err) {
   std::vector<Request*> victims;
   match_.for_each([&](uint64_t, MatchTable::Queues& q) {
     for (Request* r = q.posted_head; r; r = r->qnext)
-      if (r->peer_slot == slot) victims.push_back(r);
+      if (r->peer_slot == slot ||
+          (r->peer_slot == kAnySlot && r->blocking && r->comm && nobody_left_to_send(*r->comm)))
+        victims.push_back(r);
   });
-  if (lonely_wildcards_fail_) {
-    match_.for_each([&](uint64_t, MatchTable::Queues& q) {
-      for (Request* r = q.posted_head; r; r = r->qnext)
-        if (r->peer_slot == kAnySlot && r->blocking && r->comm && !any_live_source(*r->comm)) victims.push_back(r);
-    });
-  }
   for (Request* r : victims) match_.unpost(r);
   pushing_.erase(std::remove_if(pushing_.begin(), pushing_.end(), [&](Request* r) { return r->xfer_slot == slot; }),
                  pushing_.end());

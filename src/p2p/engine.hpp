@@ -152,8 +152,6 @@ class Engine final : public transport::Sink, public rte::EventSink {
   // of waiting forever (spec/ft-semantics.md §4.2). Other modes wait: a
   // recovery may bring senders back.
   void set_lonely_wildcards_fail(bool on) { lonely_wildcards_fail_ = on; }
-  // Some process of c's peer group other than this one is alive.
-  bool any_live_source(const comm::Communicator& c) const;
   // How many failure notices this engine has installed (a cheap "did
   // anything change" test for upper layers watching a member list).
   uint64_t failure_count() const { return failures_; }
@@ -264,6 +262,9 @@ class Engine final : public transport::Sink, public rte::EventSink {
   void on_cancel_reply(const CtlHdr& c);
   void end_cancel_wait(Request* w, bool withdrawn);
   void fail_requests_of(int32_t slot, Err err);
+  // IGNORE only: no process of c's peer group but this one is alive, so a
+  // wildcard receive on c can never match (set_lonely_wildcards_fail).
+  bool nobody_left_to_send(const comm::Communicator& c) const;
 
   rte::Client* client_ = nullptr;
   rte::BootInfo boot_;

@@ -51,7 +51,7 @@ Err Engine::start_recv(Request* r) {
     match_unexpected(r, u);
     return Err::kOk;
   }
-  if (r->peer_slot == kAnySlot && r->blocking && lonely_wildcards_fail_ && !any_live_source(*r->comm)) {
+  if (r->peer_slot == kAnySlot && r->blocking && nobody_left_to_send(*r->comm)) {
     r->st_err = Err::kOther;  // nobody is left to send it (IGNORE)
     complete(r);
     return Err::kOk;
@@ -273,7 +273,7 @@ bool Engine::iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, Pr
   }
   Unexpected* u = match_.find_unexpected(match_.queues(ctx), slot, tag, false);
   if (!u && ((slot != kAnySlot && !peer(slot).alive) ||
-             (slot == kAnySlot && lonely_wildcards_fail_ && !any_live_source(c)))) {
+             (slot == kAnySlot && nobody_left_to_send(c)))) {
     // Nothing will ever come from a failed process: a blocking probe must
     // not wait for it (FT-MPI: no call hangs on a dead peer).
     out->source = source;

@@ -322,16 +322,13 @@ void Daemon::on_exit(LocalRank& r) {
     r.end = proto::EndKind::kFailure;
   FTMPI_LOG(kDebug, "ftmpid", "rank %d (pid %d) %s", r.id.slot, static_cast<int>(r.pid),
             describe_exit(r.exit).c_str());
-  // Dead inside MPI_Finalize: a failure, but its program is done; REBUILD
-  // does not start it again (spec/ft-semantics.md §5).
-  const bool in_fence = r.fence_entered && !r.fence_done;
   if (r.end == proto::EndKind::kFailure) {
     // REBUILD: this slot is not done until the leader respawned it or ended the job.
-    r.awaiting_respawn = state_.respawns() && !in_fence;
+    r.awaiting_respawn = state_.respawns() && !r.in_fence();
     if (job_ && job_->trace)
       trace(proto::Trace{proto::Trace::kDetected, r.id, static_cast<int32_t>(r.pid), 0, 0, 0});
   }
-  to_leader(proto::make_frame(proto::ProcExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end, r.booted, in_fence}));
+  to_leader(proto::make_frame(proto::ProcExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end, r.booted, r.in_fence()}));
   check_local_cards();
   check_local_fence();
   check_local_recover();
@@ -339,7 +336,7 @@ void Daemon::on_exit(LocalRank& r) {
 
 void Daemon::on_finished(LocalRank& r) {
   to_launcher(proto::make_frame(proto::RankExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end, r.booted,
-                                                    r.fence_entered && !r.fence_done}));
+                                                    r.in_fence()}));
   maybe_done();
 }
 

@@ -191,15 +191,16 @@ void Daemon::heartbeat_tick() {
   auto silent = [&](const Connection& c) { return !c.closed() && now > c.last_rx_ns() + limit; };
   auto ms = [&](const Connection& c) { return std::to_string((now - c.last_rx_ns()) / 1000000ull); };
   if (launcher_ && !launcher_->closed()) {
-    if (silent(*launcher_) && local_launcher_pid_ > 1 && getppid() == local_launcher_pid_ &&
-        fd::process_running(local_launcher_pid_)) {
+    if (!silent(*launcher_)) {
+      beat(*launcher_);
+    } else if (local_launcher_pid_ > 1 && getppid() == local_launcher_pid_ &&
+               fd::process_running(local_launcher_pid_)) {
+      // Our parent on this host, over loopback, and still running: starved, not lost.
       FTMPI_LOG(kInfo, "ftmpid", "launcher silent for %s ms but running; waiting", ms(*launcher_).c_str());
       launcher_->touch();
-    } else if (silent(*launcher_)) {
+    } else {
       launcher_->close("launcher silent for " + ms(*launcher_) + " ms");
       if (stop_) return;
-    } else {
-      beat(*launcher_);
     }
   }
   if (parent_ && !parent_->closed()) {

@@ -339,7 +339,7 @@ proto::HostSync Daemon::host_sync() const {
       if (r.recover_asked) s.asked.push_back(r.id);
     } else {
       s.ended.push_back(proto::ProcExit{r.id, static_cast<int32_t>(r.pid), r.exit, r.end, r.booted,
-                                                r.fence_entered && !r.fence_done});
+                                                r.in_fence()});
     }
   }
   return s;

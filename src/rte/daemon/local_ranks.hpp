@@ -38,6 +38,9 @@ struct LocalRank {
   bool fence_entered = false;
   bool fence_sent_up = false;   // included in a FENCE_UP
   bool fence_done = false;
+  // Entered MPI_Finalize's fence and not released yet: a death now is a
+  // failure, but REBUILD does not respawn it (spec/ft-semantics.md §5).
+  bool in_fence() const { return fence_entered && !fence_done; }
   bool recover_asked = false;    // sent RECOVER_REQ, not answered yet
   bool recover_sent_up = false;  // ...and included in a RECOVER_UP
   bool joined = true;            // false for a respawn until its first round completes

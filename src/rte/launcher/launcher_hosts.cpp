@@ -52,17 +52,18 @@ void Launcher::heartbeat_tick() {
     DaemonEntry& d = daemons_[h];
     if (!d.conn || d.link_closed || d.lost) continue;
     if (starved) d.conn->touch();
-    if (now > d.conn->last_rx_ns() + limit && !d.plan.remote && fd::process_running(d.pid)) {
+    if (now > d.conn->last_rx_ns() + limit) {
+      const std::string quiet = std::to_string((now - d.conn->last_rx_ns()) / 1000000ull);
+      if (d.plan.remote || !fd::process_running(d.pid)) {
+        declare_lost(static_cast<int32_t>(h), "silent for " + quiet + " ms");
+        continue;
+      }
       // A daemon on this host, over loopback: nothing between us can fail,
       // and its process is there and not stopped. It is starved of CPU
       // (ranks outnumbering cores), not lost; its death closes the link.
-      FTMPI_LOG(kInfo, "ftmpirun", "daemon on %s silent for %llu ms but running; waiting", d.plan.name.c_str(),
-                static_cast<unsigned long long>((now - d.conn->last_rx_ns()) / 1000000ull));
+      FTMPI_LOG(kInfo, "ftmpirun", "daemon on %s silent for %s ms but running; waiting", d.plan.name.c_str(),
+                quiet.c_str());
       d.conn->touch();
-    } else if (now > d.conn->last_rx_ns() + limit) {
-      declare_lost(static_cast<int32_t>(h),
-                   "silent for " + std::to_string((now - d.conn->last_rx_ns()) / 1000000ull) + " ms");
-      continue;
     }
     if (d.conn->pending() < (64u << 10)) d.conn->send(proto::Heartbeat{});
   }

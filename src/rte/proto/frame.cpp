@@ -21,7 +21,7 @@ bool FrameReader::has_frame() const {
   if (have < 4) return false;
   Decoder hdr(buf_.data() + off_, 4);
   const uint32_t len = hdr.u32();
-  return len < 2 || len > max_ || have - 4 >= len;
+  return bad_length(len) || have - 4 >= len;
 }
 
 FrameReader::Next FrameReader::next(Frame& out) {
@@ -30,7 +30,7 @@ FrameReader::Next FrameReader::next(Frame& out) {
   if (have < 4) return Next::kNeedMore;
   Decoder hdr(buf_.data() + off_, 4);
   uint32_t len = hdr.u32();
-  if (len < 2 || len > max_) {
+  if (bad_length(len)) {
     failed_ = true;
     char msg[96];
     std::snprintf(msg, sizeof msg, "frame length %u outside [2, %u]", len, max_);

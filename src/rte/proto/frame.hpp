@@ -72,6 +72,7 @@ class FrameReader {
   bool has_frame() const;
 
  private:
+  bool bad_length(uint32_t len) const { return len < 2 || len > max_; }
   std::vector<uint8_t> buf_;
   size_t off_ = 0;
   uint32_t max_;
