@@ -46,9 +46,11 @@ inline uint64_t concat(uint64_t ha, uint64_t hb, uint64_t len_b) {
 inline uint64_t repeat(uint64_t ha, uint64_t len_a, uint64_t k) {
   // Geometric sum G(k) = 1 + x + ... + x^(k-1), x = B^|a|, by binary splitting:
   // walking the bits of k from the top, G(2m) = G(m)(1 + x^m), G(m+1) = 1 + x G(m).
+  if (k == 0) return 0;
   uint64_t x = pow(kBase, len_a);
   uint64_t g = 0, xm = 1;  // G(m), x^m for the prefix m of k's bits
-  for (int bit = 63; bit >= 0; --bit) {
+  // Leading zero bits leave G(0) = 0 and x^0 = 1 alone: start at the top set bit.
+  for (int bit = 63 - __builtin_clzll(k); bit >= 0; --bit) {
     g = mul(g, add(1, xm));
     xm = mul(xm, xm);
     if ((k >> bit) & 1) {

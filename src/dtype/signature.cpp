@@ -144,6 +144,11 @@ bool signature_matches(const Signature& sent, const Type& recv, int64_t count) {
 }
 
 bool same_signature(const Type& a, int64_t count_a, const Type& b, int64_t count_b) {
+  // Collectives check this on every call; most pass one type on both sides,
+  // or types with one item signature, where equal element counts decide.
+  if (&a == &b || (a.raw_bytes() == b.raw_bytes() && a.elements() == b.elements() &&
+                   a.size() == b.size() && a.signature_hash() == b.signature_hash()))
+    return a.raw_bytes() ? count_a * a.size() == count_b * b.size() : count_a == count_b || a.elements() == 0;
   const Signature sa = signature(a, count_a), sb = signature(b, count_b);
   if (sa.raw || sb.raw) return sa.bytes == sb.bytes;
   return sa.elements == sb.elements && sa.hash == sb.hash;

@@ -122,6 +122,25 @@ TEST(Signature, Matching) {
   EXPECT_FALSE(structure({1, 1}, {0, 1}, {&B(Builtin::kByte), &B(Builtin::kChar)})->raw_bytes());
 }
 
+// same_signature's shortcut (one type, or one item signature on both sides)
+// must agree with the general comparison of whole signatures.
+TEST(Signature, SameSignatureShortcutAgreesWithHashes) {
+  const Type& d = B(Builtin::kDouble);
+  TypeRef pair = contiguous(2, d), other_pair = contiguous(2, d), vec = vector(2, 1, 3, d);
+  EXPECT_TRUE(same_signature(d, 5, d, 5));
+  EXPECT_FALSE(same_signature(d, 5, d, 6));
+  EXPECT_TRUE(same_signature(*pair, 3, *other_pair, 3));  // equal item signatures, different objects
+  EXPECT_FALSE(same_signature(*pair, 3, *other_pair, 2));
+  EXPECT_TRUE(same_signature(*pair, 3, *vec, 3));  // same signature, other layout
+  EXPECT_TRUE(same_signature(*pair, 2, d, 4));     // different item signatures: the hashes decide
+  EXPECT_FALSE(same_signature(*pair, 2, d, 5));
+  EXPECT_FALSE(same_signature(d, 4, B(Builtin::kLong), 4));
+  EXPECT_TRUE(same_signature(B(Builtin::kByte), 8, B(Builtin::kByte), 8));
+  EXPECT_FALSE(same_signature(B(Builtin::kByte), 8, B(Builtin::kByte), 9));
+  for (uint64_t k : {0ull, 1ull, 2ull, 7ull, 1000ull, 1ull << 40})  // repeat() from the top bit
+    EXPECT_EQ(signature(*pair, static_cast<int64_t>(k)).hash, signature(d, static_cast<int64_t>(2 * k)).hash);
+}
+
 TEST(Overlap, DetectsDoubleWrites) {
   EXPECT_FALSE(has_overlap(B(Builtin::kInt), 100));
   EXPECT_FALSE(has_overlap(*vector(4, 2, 3, B(Builtin::kInt)), 5));
