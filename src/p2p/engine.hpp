@@ -246,6 +246,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   void purge_unexpected_from(int32_t slot);
   void mark_dead(int32_t slot);
   void end_all_pending(Err err);
+  void drop_collective_leftovers();
   void install_peer(int32_t slot, const rte::Card& c);
 
   // control frames (control.cpp)

@@ -18,7 +18,10 @@ Engine::Verdict Engine::classify(const MatchHdr& h) const {
   // sender finished a recovery round before we did.
   if (h.src_inc > src.inc || h.epoch > epoch_) return Verdict::kHold;
   if (!src.alive) return Verdict::kDrop;
-  if (epoch_discard_ && h.epoch < epoch_) return Verdict::kDrop;  // RESET: an older generation
+  // RESET: an older generation. Collective traffic of an older epoch goes in
+  // every message mode: collectives never span a recovery (FT-MPI §5 rule 2),
+  // and call numbers, so tags, start again from 0 in each epoch.
+  if (h.epoch < epoch_ && (epoch_discard_ || comm::is_coll_context(h.ctx))) return Verdict::kDrop;
   return Verdict::kAccept;
 }
 
@@ -105,6 +108,40 @@ void Engine::end_all_pending(Err err) {
   });
 }
 
+// CONT keeps point-to-point traffic across a recovery, but what interrupted
+// collectives left on collective contexts (frames nobody received, receives
+// posted to drain them) would match a collective of the new epoch with the
+// same call number.
+void Engine::drop_collective_leftovers() {
+  std::vector<Request*> victims;
+  pool_.for_each_live([&](Request* r) {
+    if (r->kind == ReqKind::kRecv && r->active && !r->complete && r->proto == Proto::kPosted &&
+        comm::is_coll_context(r->ctx))
+      victims.push_back(r);
+  });
+  for (Request* r : victims) {
+    match_.unpost(r);
+    r->st_err = Err::kOther;
+    complete(r);
+  }
+  size_t dropped = 0;
+  match_.for_each([&](uint64_t ctx, MatchTable::Queues& q) {
+    if (!comm::is_coll_context(ctx)) return;
+    for (Unexpected* u = q.unexp_head; u;) {
+      Unexpected* next = u->next;
+      if (u->hdr.epoch < epoch_) {
+        match_.remove_unexpected(q, u);
+        delete u;
+        ++dropped;
+      }
+      u = next;
+    }
+  });
+  if (!victims.empty() || dropped)
+    FTMPI_LOG(kDebug, "p2p", "CONT: %zu collective receives ended, %zu collective frames of older epochs dropped",
+              victims.size(), dropped);
+}
+
 void Engine::install_peer(int32_t slot, const rte::Card& c) {
   Peer& p = peer(slot);
   p.inc = c.id.incarnation;
@@ -155,6 +192,7 @@ void Engine::install_recovery(const RecoveryInstall& in) {
     pool_.for_each_live([&](Request* r) {
       if (r->failed_by_death && r->complete) r->st_err = Err::kRequest;
     });
+    drop_collective_leftovers();
   }
   // Persistent requests on MPI_COMM_WORLD keep addressing the same process
   // under its new rank (SHRINK).

@@ -12,6 +12,7 @@ inline constexpr uint64_t kWorldContext = 2;
 inline constexpr uint64_t kSelfContext = 4;
 
 inline constexpr uint64_t coll_context(uint64_t ctx) { return ctx | 1u; }
+inline constexpr bool is_coll_context(uint64_t ctx) { return (ctx & 1u) != 0; }
 
 inline constexpr uint64_t mix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
