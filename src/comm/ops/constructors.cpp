@@ -47,7 +47,9 @@ std::vector<int> split_members(const std::vector<ColorKey>& all, int my_rank, in
 Err split(p2p::Engine& eng, Communicator& parent, int color, int key, int undefined, CommPtr* out) {
   out->reset();
   const uint64_t ctx = parent.next_child_context();
-  std::vector<ColorKey> all(static_cast<size_t>(parent.size()));
+  // Blanks (BLANK mode) send nothing, and the allgather leaves their entries
+  // as they are: they count as passing MPI_UNDEFINED (FT-MPI spec §4.1).
+  std::vector<ColorKey> all(static_cast<size_t>(parent.size()), ColorKey{undefined, 0});
   const ColorKey mine{color, key};
   if (Err e = coll::allgather_bytes_log(eng, parent, &mine, sizeof mine, all.data()); !ok(e)) return e;
   const std::vector<int> ranks = split_members(all, parent.rank(), undefined);

@@ -37,6 +37,7 @@ CommPtr create_from_prefix(Communicator& parent, int n);
 
 // MPI_Comm_split. `undefined` is MPI_UNDEFINED: that color gets no
 // communicator. Costs one allgather of 8 bytes per member (log2 rounds).
+// Blank ranks count as passing `undefined`: no result contains a blank.
 struct ColorKey {
   int32_t color;
   int32_t key;
