@@ -58,6 +58,10 @@ int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h, i
   if (local_leader < 0 || local_leader >= local->size())
     return call.fail(local, Err::kRank, "local leader %d is not a rank of the local communicator (size %d)",
                      local_leader, local->size());
+  // BLANK mode: a blank cannot lead (it would have to talk to the remote
+  // leader). Every member sees the same group, so all refuse alike.
+  if (local->group().is_blank(local_leader))
+    return call.fail(local, Err::kRank, "local leader %d is a blank (a failed process)", local_leader);
   // The peer arguments matter at the local leader only. Its errors travel to
   // the whole local group, so nobody waits for a leader that gave up.
   comm::Communicator* peer = nullptr;
@@ -69,6 +73,8 @@ int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h, i
       leader_check = w.set(Err::kComm, "invalid peer communicator");
     } else if (remote_leader < 0 || remote_leader >= (peer->is_inter() ? peer->remote_size() : peer->size())) {
       leader_check = w.set(Err::kRank, "remote leader %d is not a rank of the peer communicator", remote_leader);
+    } else if (peer->peer_group().is_blank(remote_leader)) {
+      leader_check = w.set(Err::kRank, "remote leader %d is a blank (a failed process)", remote_leader);
     } else if (!ok(check_send_tag(tag, w))) {
       leader_check = Err::kTag;
     } else if (!peer->is_inter() && remote_leader == peer->rank()) {

@@ -101,11 +101,17 @@ int PMPI_Cart_sub(MPI_Comm ch, int* remain_dims, MPI_Comm* newcomm) {
   if (!newcomm || (cart->ndims() > 0 && !remain_dims)) return call.fail(c, Err::kArg, "null argument");
   if (call.ft_blocked_collective(c, &code)) return code;
   comm::CartSubPlan plan = comm::cart_sub_plan(*cart, c->rank(), remain_dims);
-  std::unique_ptr<comm::Communicator> n;
-  if (Err e = comm::ops::split(rt()->engine, *c, plan.color, plan.key, MPI_UNDEFINED, &n); !ok(e)) {
-    *newcomm = MPI_COMM_NULL;
-    return call.fail(c, e, "exchanging the sub-grid coordinates failed");
+  // The sub-grids follow from the topology alone, so every process computes
+  // its own without communication. Unlike a split, this keeps the blank
+  // ranks of BLANK mode in place: a sub-grid has exactly the size and
+  // coordinates of its part of the grid (FT-MPI spec §4.1: topology
+  // functions may include blanks).
+  std::vector<int> ranks(static_cast<size_t>(plan.sub.size()));
+  for (int r = 0; r < c->size(); ++r) {
+    const comm::CartSubPlan p = comm::cart_sub_plan(*cart, r, remain_dims);
+    if (p.color == plan.color) ranks[static_cast<size_t>(p.key)] = r;
   }
+  std::unique_ptr<comm::Communicator> n = comm::ops::create_from_ranks(*c, ranks);
   if (n) {  // every color is >= 0, so everybody gets a sub-grid
     auto topo = std::make_shared<comm::Topology>();
     topo->kind = comm::Topology::Kind::kCart;

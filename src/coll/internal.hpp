@@ -2,6 +2,8 @@
 // FT protocols), independent of MPI datatypes and reduction ops. They run on
 // the communicator's collective context like every collective, so they must
 // be called by all members in the same order as the user's collectives.
+// Blank ranks (BLANK mode) take no part: their blocks of `all` are left
+// untouched, and a blank root of bcast_bytes is kRoot (nobody can send).
 #pragma once
 #include <cstddef>
 

@@ -1,13 +1,17 @@
 #include "ftmodes/membership.hpp"
 
+#include "comm/model/group.hpp"
+
 namespace ftmpi::ft {
 
 std::vector<ProcId> world_after(rte::CommMode mode, const LiveTable& live) {
   std::vector<ProcId> out;
   out.reserve(live.size());
-  for (const ProcId& p : live) {
+  for (size_t s = 0; s < live.size(); ++s) {
+    const ProcId& p = live[s];
     if (p.valid()) out.push_back(p);
-    else if (mode != rte::CommMode::kShrink) out.push_back(ProcId{});
+    // A blank remembers its slot, so groups can follow it (comm/model/group.hpp).
+    else if (mode != rte::CommMode::kShrink) out.push_back(comm::blank_member(static_cast<int32_t>(s)));
   }
   return out;
 }

@@ -14,7 +14,8 @@ namespace ftmpi::ft {
 using LiveTable = std::vector<ProcId>;
 
 // REBUILD: every slot, with its current incarnation (all must be live).
-// BLANK: every slot; dead ones are blanks (invalid ProcId) at their rank.
+// BLANK: every slot; dead ones are blanks (comm::blank_member(slot), not
+// valid()) at their rank.
 // SHRINK: only live slots, in slot order (survivors keep their order).
 std::vector<ProcId> world_after(rte::CommMode mode, const LiveTable& live);
 

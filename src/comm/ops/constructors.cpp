@@ -31,6 +31,19 @@ CommPtr create_from_prefix(Communicator& parent, int n) {
   return std::make_unique<Communicator>(ctx, Group::make(std::move(m)), parent.rank());
 }
 
+CommPtr create_from_ranks(Communicator& parent, const std::vector<int>& ranks) {
+  const uint64_t ctx = parent.next_child_context();  // advanced by members and non-members alike
+  int me = -1;
+  std::vector<ProcId> m;
+  m.reserve(ranks.size());
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] == parent.rank()) me = static_cast<int>(i);
+    m.push_back(parent.group().at(ranks[i]));
+  }
+  if (me < 0) return nullptr;
+  return std::make_unique<Communicator>(ctx, Group::make(std::move(m)), me);
+}
+
 std::vector<int> split_members(const std::vector<ColorKey>& all, int my_rank, int undefined) {
   const int32_t color = all[static_cast<size_t>(my_rank)].color;
   std::vector<int> ranks;
@@ -47,7 +60,9 @@ std::vector<int> split_members(const std::vector<ColorKey>& all, int my_rank, in
 Err split(p2p::Engine& eng, Communicator& parent, int color, int key, int undefined, CommPtr* out) {
   out->reset();
   const uint64_t ctx = parent.next_child_context();
-  std::vector<ColorKey> all(static_cast<size_t>(parent.size()));
+  // Blanks (BLANK mode) send nothing, and the allgather leaves their entries
+  // as they are: they count as passing MPI_UNDEFINED (FT-MPI spec §4.1).
+  std::vector<ColorKey> all(static_cast<size_t>(parent.size()), ColorKey{undefined, 0});
   const ColorKey mine{color, key};
   if (Err e = coll::allgather_bytes_log(eng, parent, &mine, sizeof mine, all.data()); !ok(e)) return e;
   const std::vector<int> ranks = split_members(all, parent.rank(), undefined);

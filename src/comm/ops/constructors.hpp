@@ -35,8 +35,16 @@ CommPtr create_from_group(Communicator& parent, const GroupRef& group);
 // with the identity mapping). Null for the others.
 CommPtr create_from_prefix(Communicator& parent, int n);
 
+// The parent ranks `ranks` in that order (blanks included), for a caller
+// that computed the membership without communication (MPI_Cart_sub). Every
+// member of the parent calls it; each passes the list of its own new
+// communicator, and the lists must be disjoint or equal. Null if I am not in
+// `ranks`.
+CommPtr create_from_ranks(Communicator& parent, const std::vector<int>& ranks);
+
 // MPI_Comm_split. `undefined` is MPI_UNDEFINED: that color gets no
 // communicator. Costs one allgather of 8 bytes per member (log2 rounds).
+// Blank ranks count as passing `undefined`: no result contains a blank.
 struct ColorKey {
   int32_t color;
   int32_t key;

@@ -4,11 +4,7 @@
 
 namespace ftmpi::comm::ops {
 
-int rank_in(const Group& g, const ProcId& p) {
-  if (!p.valid()) return -1;
-  int r = g.rank_of_slot(p.slot);
-  return r >= 0 && g.at(r) == p ? r : -1;
-}
+int rank_in(const Group& g, const ProcId& p) { return g.rank_of(p); }
 
 bool is_subset(const Group& sub, const Group& of) {
   for (const ProcId& p : sub.members())

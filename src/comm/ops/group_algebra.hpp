@@ -15,7 +15,8 @@ namespace ftmpi::comm::ops {
 // Values of MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR, MPI_UNEQUAL.
 enum class Similarity : int { kIdent = 0, kCongruent = 1, kSimilar = 2, kUnequal = 3 };
 
-// Rank of process `p` in `g`, or -1 (blank members are never found).
+// Rank of member `p` in `g`, or -1. Blanks are members with an identity
+// (comm::blank_member): a blank is found in every group that includes it.
 int rank_in(const Group& g, const ProcId& p);
 // kIdent (same members, same order), kSimilar (same members), kUnequal.
 Similarity compare_groups(const Group& a, const Group& b);

@@ -67,6 +67,12 @@ Err leader_exchange(p2p::Engine& eng, const Communicator& local, uint64_t my_ctx
   return eng.wait_all(reqs, 2);
 }
 
+int first_live(const Group& g) {
+  for (int r = 0; r < g.size(); ++r)
+    if (!g.is_blank(r)) return r;
+  return -1;
+}
+
 }  // namespace
 
 uint64_t inter_context(uint64_t a, const Group& ga, uint64_t b, const Group& gb) {
@@ -121,17 +127,21 @@ Err intercomm_merge(p2p::Engine& eng, Communicator& inter, bool high, CommPtr* o
   const uint64_t side_ctx = derive_context(inter.ctx(), inter.creation_counter(), kMergeSideSalt);
   const uint64_t ctx = inter.next_child_context();
   int32_t mine = high ? 1 : 0, theirs = 0;
-  if (inter.rank() == 0) {
+  // Each side's first live rank swaps the flags (rank 0 may be a blank of
+  // BLANK mode); both sides can compute both choices from the groups.
+  const int lead = first_live(inter.group()), remote_lead = first_live(*inter.remote_ref());
+  if (lead < 0 || remote_lead < 0) return Err::kComm;  // a side of blanks only: nobody to ask
+  if (inter.rank() == lead) {
     p2p::Request* reqs[2] = {
-        eng.irecv(&theirs, sizeof theirs, byte_type(), inter, inter.coll_ctx(), 0, kTagMergeFlags),
-        eng.isend(&mine, sizeof mine, byte_type(), inter, inter.coll_ctx(), 0, kTagMergeFlags),
+        eng.irecv(&theirs, sizeof theirs, byte_type(), inter, inter.coll_ctx(), remote_lead, kTagMergeFlags),
+        eng.isend(&mine, sizeof mine, byte_type(), inter, inter.coll_ctx(), remote_lead, kTagMergeFlags),
     };
     if (Err e = eng.wait_all(reqs, 2); !ok(e)) return e;
   }
   // One side's members as a transient communicator, to broadcast the remote
   // flag; both sides use the same id, which is safe as their members differ.
   Communicator side(side_ctx, inter.group_ref(), inter.rank());
-  if (Err e = coll::bcast_bytes(eng, side, &theirs, sizeof theirs, 0); !ok(e)) return e;
+  if (Err e = coll::bcast_bytes(eng, side, &theirs, sizeof theirs, lead); !ok(e)) return e;
   bool local_first;
   if (mine != theirs) {
     local_first = !mine;

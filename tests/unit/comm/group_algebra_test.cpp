@@ -133,3 +133,32 @@ TEST(GroupAlgebra, HashDependsOnOrderAndIncarnation) {
   EXPECT_NE(group_hash(Group({{1, 0}})), group_hash(Group({{1, 1}})));
   EXPECT_NE(group_hash(slots({})), group_hash(slots({0})));
 }
+
+// BLANK mode (spec/ft-semantics.md §4.3.1): a world of 5 with slots 1 and 3
+// blank. Blanks are members like any other, each with its own identity.
+TEST(GroupAlgebra, BlanksAreMembers) {
+  const Group world({{0, 0}, blank_member(1), {2, 0}, blank_member(3), {4, 0}});
+  const int some[] = {3, 0, 1};
+  GroupRef inc;
+  ASSERT_EQ(group_incl(world, 3, some, &inc), Err::kOk);
+  EXPECT_TRUE(is_subset(*inc, world));
+  EXPECT_EQ(rank_in(*inc, blank_member(1)), 2);
+  int to_world[3];
+  const int all3[] = {0, 1, 2};
+  ASSERT_EQ(translate_ranks(*inc, 3, all3, world, kUndef, kNull, to_world), Err::kOk);
+  EXPECT_EQ(to_world[0], 3);
+  EXPECT_EQ(to_world[1], 0);
+  EXPECT_EQ(to_world[2], 1);
+  const int blanks[] = {1, 3};
+  GroupRef live, only_blanks;
+  ASSERT_EQ(group_excl(world, 2, blanks, &live), Err::kOk);
+  EXPECT_EQ(slots_of(live), (std::vector<int>{0, 2, 4}));
+  only_blanks = group_difference(world, *live);
+  ASSERT_EQ(only_blanks->size(), 2);
+  EXPECT_EQ(compare_groups(*group_union(*live, *only_blanks), world), Similarity::kSimilar);
+  EXPECT_EQ(group_intersection(*live, *only_blanks)->size(), 0);
+  EXPECT_EQ(compare_groups(*group_intersection(world, *only_blanks), *only_blanks), Similarity::kIdent);
+  // Two different blanks are different members.
+  EXPECT_EQ(compare_groups(Group({blank_member(1)}), Group({blank_member(3)})), Similarity::kUnequal);
+  EXPECT_FALSE(is_subset(Group({blank_member(5)}), world));
+}

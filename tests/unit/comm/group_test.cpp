@@ -25,6 +25,23 @@ TEST(Group, BlankMembersKeepTheirRank) {
   EXPECT_EQ(g.rank_of_slot(2), 2);
 }
 
+TEST(Group, BlanksHaveAnIdentity) {
+  // BLANK mode: the blank of slot 1 and of slot 3, and an anonymous blank.
+  Group g({{0, 0}, blank_member(1), {2, 0}, blank_member(3), ProcId{}});
+  EXPECT_TRUE(g.is_blank(1));
+  EXPECT_TRUE(g.is_blank(3));
+  EXPECT_EQ(blank_slot(g.at(3)), 3);
+  EXPECT_EQ(blank_slot(g.at(2)), -1);
+  EXPECT_EQ(blank_slot(ProcId{}), -1);
+  EXPECT_EQ(g.rank_of(blank_member(1)), 1);
+  EXPECT_EQ(g.rank_of(blank_member(3)), 3);
+  EXPECT_EQ(g.rank_of(blank_member(2)), -1);  // slot 2 is alive here
+  EXPECT_EQ(g.rank_of(ProcId{}), -1);
+  EXPECT_EQ(g.rank_of(ProcId{2, 0}), 2);
+  EXPECT_EQ(g.rank_of(ProcId{2, 1}), -1);     // another incarnation
+  EXPECT_EQ(g.rank_of_slot(1), -1);           // slots name live processes only
+}
+
 TEST(ContextIds, SameCreationSequenceGivesSameIds) {
   // Two "generations" of the same program create communicators in the same
   // order: the ids must match (FT-MPI CONT mode needs this).

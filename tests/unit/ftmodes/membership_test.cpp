@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "comm/model/group.hpp"
 #include "ftmodes/membership.hpp"
 
 using namespace ftmpi;
@@ -26,6 +27,10 @@ TEST(Membership, BlankKeepsSizeAndRanks) {
   ASSERT_EQ(w.size(), 5u);
   EXPECT_FALSE(w[1].valid());
   EXPECT_FALSE(w[3].valid());
+  // Each blank remembers its slot (comm::blank_member), so two differ.
+  EXPECT_EQ(comm::blank_slot(w[1]), 1);
+  EXPECT_EQ(comm::blank_slot(w[3]), 3);
+  EXPECT_NE(w[1], w[3]);
   EXPECT_EQ(w[4], (ProcId{4, 2}));
   EXPECT_EQ(rank_after(rte::CommMode::kBlank, table(), 4), 4);
 }
