@@ -37,6 +37,7 @@ Err Engine::init(rte::Client& client, const rte::BootInfo& boot) {
   epoch_ = boot.epoch;
   ncpus_ = online_cpus();
   spin_ns_ = static_cast<uint64_t>(params::get_int("FTMPI_SPIN_US", 100)) * 1000u;
+  yield_when_crowded_ = params::get_int("FTMPI_P2P_YIELD", 1) != 0;
   shm_eager_ = params::get_size("FTMPI_SHM_EAGER", 16u << 10);
   tcp_eager_ = params::get_size("FTMPI_TCP_EAGER", 64u << 10);
   tcp_chunk_ = params::get_size("FTMPI_TCP_CHUNK", 256u << 10);

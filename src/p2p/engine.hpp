@@ -7,6 +7,8 @@
 // with wait_until(); they learn about process failures through
 // FailureListener, which the fault-tolerance layer implements.
 #pragma once
+#include <sched.h>
+
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -177,7 +179,14 @@ class Engine final : public transport::Sink, public rte::EventSink {
       if (spin_ns_ > 0 && (++iter & 31) != 0) continue;
       uint64_t now = spin_ns_ > 0 ? now_ns() : 0;
       if (spin_start == 0) spin_start = now;
-      if (spin_ns_ > 0 && now - spin_start < spin_ns_ && !oversubscribed()) continue;
+      if (spin_ns_ > 0 && now - spin_start < spin_ns_) {
+        if (!oversubscribed()) continue;
+        // Ranks outnumber cores: the partner most likely waits for this core.
+        if (yield_when_crowded_) {
+          sched_yield();
+          continue;
+        }
+      }
       block();
       spin_start = 0;
     }
@@ -300,6 +309,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   bool have_remote_ = false;
   unsigned tick_ = 0;
   uint64_t spin_ns_ = 0;
+  bool yield_when_crowded_ = true;
   int ncpus_ = 1;
   bool cma_ok_ = true;
   uint64_t shm_eager_ = 0;
