@@ -270,6 +270,7 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
       std::memcpy(&h, hdr, sizeof h);
       switch (classify(h)) {
         case Verdict::kAccept:
+          if (h.type == MsgType::kRts) rndv_at_ns_ = now_ns();
           on_match_frame(h, hdr + sizeof h, hlen - sizeof h, payload, plen);
           break;
         case Verdict::kHold:

@@ -9,6 +9,7 @@
 #pragma once
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -179,7 +180,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
       if (spin_ns_ > 0 && (++iter & 31) != 0) continue;
       uint64_t now = spin_ns_ > 0 ? now_ns() : 0;
       if (spin_start == 0) spin_start = now;
-      if (spin_ns_ > 0 && now - spin_start < spin_ns_) {
+      if (spin_ns_ > 0 && now - spin_start < spin_budget(now)) {
         if (!oversubscribed()) continue;
         // Ranks outnumber cores: the partner most likely waits for this core.
         if (yield_when_crowded_) {
@@ -224,6 +225,9 @@ class Engine final : public transport::Sink, public rte::EventSink {
 
   Peer& peer(int32_t slot) { return peers_[static_cast<size_t>(slot)]; }
   bool oversubscribed() const;
+  uint64_t spin_budget(uint64_t now) const {
+    return now - rndv_at_ns_ < kRndvWindowNs ? std::max(spin_ns_, kRndvSpinNs) : spin_ns_;
+  }
   void block();
   int poll_fds(int timeout_ms);
 
@@ -309,6 +313,13 @@ class Engine final : public transport::Sink, public rte::EventSink {
   bool have_remote_ = false;
   unsigned tick_ = 0;
   uint64_t spin_ns_ = 0;
+  // Last rendezvous sent or received. A large transfer keeps both sides
+  // waiting for a while (1 MiB: ~80 us of copy, then the reply), just past
+  // FTMPI_SPIN_US; sleeping then costs ~20 us of wake-up per message (1 MiB
+  // ping-pong: 110 us sleeping, 90 us polling), so waits within kRndvWindowNs of
+  // one poll for up to kRndvSpinNs.
+  uint64_t rndv_at_ns_ = 0;
+  static constexpr uint64_t kRndvWindowNs = 2'000'000, kRndvSpinNs = 1'000'000;
   bool yield_when_crowded_ = true;
   int ncpus_ = 1;
   bool cma_ok_ = true;

@@ -111,6 +111,7 @@ bool Engine::try_send_match(Peer& p, int32_t slot, Request* r) {
     }
     shm_.commit(p.local, rec, hlen, 0);
     r->proto = Proto::kWaitCts;
+    rndv_at_ns_ = now_ns();
     return true;
   }
   // TCP never refuses a frame: it queues what the socket does not take.
