@@ -28,7 +28,8 @@ constexpr Rule kTable[] = {
 
     // Few members: one round for small vectors, else Rabenseifner, whose
     // halves let two cores share the reduction work.
-    {kReduce, 8, 16 << 10, "linear"},
+    {kReduce, 2, 256 << 10, "linear"},
+    {kReduce, 8, 64 << 10, "linear"},
     {kReduce, 8, kAnyBytes, "rabenseifner"},
     {kReduce, kAnySize, 64 << 10, "binomial"},
     {kReduce, kAnySize, kAnyBytes, "rabenseifner"},
