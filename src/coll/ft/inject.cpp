@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "base/log.hpp"
@@ -17,6 +18,7 @@ struct Point {
   Phase phase;
   int rank;
   uint32_t call;
+  uint32_t epoch;
 };
 
 bool parse_phase(const char* s, size_t n, Phase* out) {
@@ -45,11 +47,13 @@ std::vector<Point> parse(const char* spec) {
     const char* colon = static_cast<const char*>(std::memchr(s, ':', static_cast<size_t>(end - s)));
     Point p{};
     int rank = -1;
-    unsigned call = 0;
+    unsigned call = 0, epoch = 0;
+    const std::string fields(colon ? colon + 1 : s, static_cast<size_t>(end - (colon ? colon + 1 : s)));
     if (colon && parse_phase(s, static_cast<size_t>(colon - s), &p.phase) &&
-        std::sscanf(colon + 1, "%d:%u", &rank, &call) == 2) {
+        std::sscanf(fields.c_str(), "%d:%u:%u", &rank, &call, &epoch) >= 2) {
       p.rank = rank;
       p.call = call;
+      p.epoch = epoch;
       pts.push_back(p);
     } else {
       FTMPI_LOG(kWarn, "coll", "FTMPI_INJECT_AGREE: cannot parse '%.*s'", static_cast<int>(end - s), s);
@@ -73,9 +77,13 @@ void maybe_die(Phase p, const Team& t) {
   const std::vector<Point>& pts = points();
   if (pts.empty()) return;
   for (const Point& pt : pts) {
-    if (pt.phase == p && pt.rank == t.comm().rank() && pt.call == t.call_seq()) {
-      FTMPI_LOG(kInfo, "coll", "FTMPI_INJECT_AGREE: rank %d dies in phase %d of call %u", pt.rank,
-                static_cast<int>(p), pt.call);
+    // The epoch is part of the point: call numbers restart at 0 in every
+    // epoch, so without it a point would fire again after each recovery (a
+    // REBUILD victim's new incarnation, or in SHRINK the process that took
+    // the victim's rank, would die at the same call of the new epoch).
+    if (pt.phase == p && pt.rank == t.comm().rank() && pt.call == t.call_seq() && pt.epoch == t.engine().epoch()) {
+      FTMPI_LOG(kInfo, "coll", "FTMPI_INJECT_AGREE: rank %d dies in phase %d of call %u, epoch %u", pt.rank,
+                static_cast<int>(p), pt.call, pt.epoch);
       raise(SIGKILL);
       pause();
     }

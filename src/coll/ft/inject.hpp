@@ -2,11 +2,13 @@
 // (tests/mpi/ft, spec/ft-collectives.md §6). Compiled in always; a no-op
 // unless FTMPI_INJECT_AGREE is set:
 //
-//   FTMPI_INJECT_AGREE=phase:rank:call[,phase:rank:call...]
+//   FTMPI_INJECT_AGREE=phase:rank:call[:epoch][,phase:rank:call[:epoch]...]
 //
 // kills (SIGKILL) the process of communicator rank `rank` when it reaches
 // `phase` of collective call number `call` (Team::call_seq(), counted from 0
-// per communicator and epoch) on any communicator. Phases:
+// per communicator and epoch) on any communicator, in job epoch `epoch`
+// (default 0: before the first recovery). So a point fires once: after a
+// recovery the call numbers start again, but the epoch has changed. Phases:
 //   start   entering the collective, before any message
 //   data    with the algorithm's first batch of messages posted
 //   vote    after the algorithm ended, before sending its vote
