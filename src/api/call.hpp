@@ -27,6 +27,11 @@ class Call {
   // Collective and communicator-creation calls: also, in recovery mode
   // IGNORE, fails when c holds a dead process (spec §4.2).
   bool ft_blocked_collective(comm::Communicator* c, int* code);
+  // The same checks without reporting anything (no handler, no AUTO
+  // recovery): why the call is blocked, or null. For callers that must do
+  // something before the report (api::refused_collective).
+  const char* ft_blocked_why(const comm::Communicator* c) const;
+  const char* ft_blocked_collective_why(const comm::Communicator* c) const;
 
  private:
   const char* name_;

@@ -35,7 +35,7 @@ int rooted_blocks(const char* name, bool gather, void* sbuf, int scount, MPI_Dat
     const size_t sb = bytes_of(scount, *st), rb = bytes_of(rcount, *rt_);
     if (!ok(e = check_not_aliased(sbuf, sb, rbuf, rb, w))) return call.fail(c, e, "%s", w.text);
   }
-  if (call.ft_blocked_collective(c, &code)) return refused(*c, code);
+  if (refused_collective(call, *c, &code)) return code;
   if (blank_root(*c, root)) return MPI_SUCCESS;
   coll::Team team = team_of(*c);
   coll::BlockArgs a{sbuf, static_cast<size_t>(check_send ? scount : 0), st, rbuf,
@@ -53,7 +53,7 @@ int PMPI_Barrier(MPI_Comm ch) {
   int code = MPI_SUCCESS;
   comm::Communicator* c = coll_comm(call, ch, &code);
   if (!c) return code;
-  if (call.ft_blocked_collective(c, &code)) return refused(*c, code);
+  if (refused_collective(call, *c, &code)) return code;
   return call.ret(c, coll::barrier(team_of(*c)));
 }
 FTMPI_WEAK_ALIAS(MPI_Barrier, PMPI_Barrier)
@@ -69,7 +69,7 @@ int PMPI_Bcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm ch) {
   const dtype::TypeRef* t = nullptr;
   if (!ok(e = check_side(buf, count, dt, &t, w)) || !ok(e = check_root(*c, root, w)))
     return call.fail(c, e, "%s", w.text);
-  if (call.ft_blocked_collective(c, &code)) return refused(*c, code);
+  if (refused_collective(call, *c, &code)) return code;
   if (blank_root(*c, root)) return MPI_SUCCESS;
   coll::Team team = team_of(*c);
   return call.ret(c, coll::bcast(team, {buf, static_cast<size_t>(count), t, team.index_of(root)}));
@@ -107,7 +107,7 @@ int PMPI_Gatherv(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int* rc
         !ok(e = check_not_aliased(sbuf, bytes_of(scount, *st), rbuf, bytes_of(rcounts[root], *rt_), w)))
       return call.fail(c, e, "%s", w.text);
   }
-  if (call.ft_blocked_collective(c, &code)) return refused(*c, code);
+  if (refused_collective(call, *c, &code)) return code;
   if (blank_root(*c, root)) return MPI_SUCCESS;
   coll::Team team = team_of(*c);
   coll::VArgs a{sbuf, nullptr, nullptr, static_cast<size_t>(scount), st, rbuf, rcounts, displs, 0, rt_,
@@ -135,7 +135,7 @@ int PMPI_Scatterv(void* sbuf, int* scounts, int* displs, MPI_Datatype stype, voi
         !ok(e = check_not_aliased(sbuf, bytes_of(scounts[root], *st), rbuf, bytes_of(rcount, *rt_), w)))
       return call.fail(c, e, "%s", w.text);
   }
-  if (call.ft_blocked_collective(c, &code)) return refused(*c, code);
+  if (refused_collective(call, *c, &code)) return code;
   if (blank_root(*c, root)) return MPI_SUCCESS;
   coll::Team team = team_of(*c);
   coll::VArgs a{sbuf, scounts, displs, 0, st, rbuf, nullptr, nullptr, static_cast<size_t>(rcount), rt_,

@@ -24,7 +24,7 @@ int all_blocks(const char* name, bool to_all, void* sbuf, int scount, MPI_Dataty
       !ok(e = check_same_signature(**st, scount, **rt_, rcount, w)) ||
       !ok(e = check_not_aliased(sbuf, bytes_of(scount, *st), rbuf, bytes_of(rcount, *rt_), w)))
     return call.fail(c, e, "%s", w.text);
-  if (call.ft_blocked_collective(c, &code)) return refused(*c, code);
+  if (refused_collective(call, *c, &code)) return code;
   coll::Team team = team_of(*c);
   coll::BlockArgs a{sbuf, static_cast<size_t>(scount), st, rbuf, static_cast<size_t>(rcount), rt_, 0};
   return call.ret(c, to_all ? coll::alltoall(team, a) : coll::allgather(team, a));
@@ -63,7 +63,7 @@ int PMPI_Allgatherv(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int*
       !ok(e = check_same_signature(**st, scount, **rt_, rcounts[me], w)) ||
       !ok(e = check_not_aliased(sbuf, bytes_of(scount, *st), rbuf, bytes_of(rcounts[me], *rt_), w)))
     return call.fail(c, e, "%s", w.text);
-  if (call.ft_blocked_collective(c, &code)) return refused(*c, code);
+  if (refused_collective(call, *c, &code)) return code;
   coll::Team team = team_of(*c);
   coll::VArgs a{sbuf, nullptr, nullptr, static_cast<size_t>(scount), st, rbuf, rcounts, displs, 0, rt_, 0};
   return call.ret(c, coll::allgatherv(team, a));
@@ -86,7 +86,7 @@ int PMPI_Alltoallv(void* sbuf, int* scounts, int* sdispls, MPI_Datatype stype, v
       !ok(e = check_side(sbuf, scounts[me], stype, &st, w)) || !ok(e = check_side(rbuf, rcounts[me], rtype, &rt_, w)) ||
       !ok(e = check_same_signature(**st, scounts[me], **rt_, rcounts[me], w)))
     return call.fail(c, e, "%s", w.text);
-  if (call.ft_blocked_collective(c, &code)) return refused(*c, code);
+  if (refused_collective(call, *c, &code)) return code;
   coll::Team team = team_of(*c);
   coll::VArgs a{sbuf, scounts, sdispls, 0, st, rbuf, rcounts, rdispls, 0, rt_, 0};
   return call.ret(c, coll::alltoallv(team, a));

@@ -29,7 +29,7 @@ int reduction(const char* name, Reduction kind, void* sbuf, void* rbuf, int coun
       !ok(e = bind_op(oph, dt, *t, &op, w)) ||
       (receives && !ok(e = check_not_aliased(sbuf, bytes_of(count, *t), rbuf, bytes_of(count, *t), w))))
     return call.fail(c, e, "%s", w.text);
-  if (call.ft_blocked_collective(c, &code)) return refused(*c, code);
+  if (refused_collective(call, *c, &code)) return code;
   if (kind == Reduction::kReduce && blank_root(*c, root)) return MPI_SUCCESS;
   coll::Team team = team_of(*c);
   coll::ReduceArgs a{sbuf, rbuf, static_cast<size_t>(count), t, &op.op, kind == Reduction::kReduce ? team.index_of(root) : 0};
@@ -82,7 +82,7 @@ int PMPI_Reduce_scatter(void* sbuf, void* rbuf, int* rcounts, MPI_Datatype dt, M
       !ok(e = bind_op(oph, dt, *t, &op, w)) ||
       !ok(e = check_not_aliased(sbuf, bytes_of(static_cast<int>(total), *t), rbuf, bytes_of(mine, *t), w)))
     return call.fail(c, e, "%s", w.text);
-  if (call.ft_blocked_collective(c, &code)) return refused(*c, code);
+  if (refused_collective(call, *c, &code)) return code;
   coll::Team team = team_of(*c);
   return call.ret(c, coll::reduce_scatter(team, {sbuf, rbuf, rcounts, t, &op.op}));
 }

@@ -21,9 +21,18 @@ coll::Team team_of(comm::Communicator& c) {
   return t;
 }
 
-int refused(comm::Communicator& c, int code) {
+bool refused_collective(Call& call, comm::Communicator& c, int* code) {
+  const char* why = call.ft_blocked_collective_why(&c);
+  if (!why) return false;
+  // The vote comes first: fail() runs the recovery in mode AUTO, and the
+  // members that entered this call wait in the agreement for this vote, so
+  // they would never join the recovery round this process waits in. After
+  // the recovery the team would also be the wrong one (new membership and
+  // epoch, other communicators gone), its vote landing on a call of the new
+  // epoch.
   coll::refused(team_of(c));
-  return code;
+  *code = call.fail(&c, Err::kOther, "%s", why);
+  return true;
 }
 
 // Finds and checks the communicator; on failure returns the error code through `code`.

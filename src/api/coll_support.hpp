@@ -16,9 +16,12 @@ namespace ftmpi::api {
 // FTMPI_COLL_MODE_ATOMIC.
 coll::Team team_of(comm::Communicator& c);
 
-// A collective refused at entry (Call::ft_blocked_collective) still takes
-// its turn in an atomic team's agreement (coll::refused); returns `code`.
-int refused(comm::Communicator& c, int code);
+// The fault-tolerance entry check of a collective (Call::ft_blocked_collective).
+// A refused call still takes its turn in an atomic team's agreement
+// (coll::refused, a fail vote) before the error is reported, which in mode
+// AUTO runs the recovery (spec/ft-collectives.md §3.5). True if refused;
+// *code is what the call returns.
+bool refused_collective(Call& call, comm::Communicator& c, int* code);
 
 // BLANK mode: a blank root makes every process return at once, buffers
 // untouched, with MPI_SUCCESS (FT-MPI spec §4.1).

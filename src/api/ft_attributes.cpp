@@ -71,28 +71,40 @@ void ft_attach(Runtime& R) {
   if (R.boot.restarted && !R.boot.singleton) R.ft->adopt_restart(R.client.restart_result());
 }
 
-bool Call::ft_blocked(comm::Communicator* c, int* code) {
+const char* Call::ft_blocked_why(const comm::Communicator* c) const {
+  (void)c;
   Runtime* R = rt();
-  if (!R->ft || !R->ft->communication_blocked()) return false;
-  *code = fail(c, Err::kOther, "a process failed; MPI_COMM_WORLD must be recovered first");
-  return true;
+  if (!R->ft || !R->ft->communication_blocked()) return nullptr;
+  return "a process failed; MPI_COMM_WORLD must be recovered first";
 }
 
-bool Call::ft_blocked_collective(comm::Communicator* c, int* code) {
-  if (ft_blocked(c, code)) return true;
+const char* Call::ft_blocked_collective_why(const comm::Communicator* c) const {
+  if (const char* why = ft_blocked_why(c)) return why;
   Runtime* R = rt();
   if (!R->ft || R->ft->modes().recovery != rte::RecoveryMode::kIgnore || R->ft->episodes().num_failed() == 0)
-    return false;
+    return nullptr;
   auto has_dead = [&](const comm::Group& g) {
     for (int i = 0; i < g.size(); ++i)
       if (!g.is_blank(i) && !R->engine.alive(g.at(i))) return true;
     return false;
   };
-  if (has_dead(c->group()) || (c->is_inter() && has_dead(c->peer_group()))) {
-    *code = fail(c, Err::kOther, "the communicator contains a failed process (recovery mode ignore)");
-    return true;
-  }
-  return false;
+  if (has_dead(c->group()) || (c->is_inter() && has_dead(c->peer_group())))
+    return "the communicator contains a failed process (recovery mode ignore)";
+  return nullptr;
+}
+
+bool Call::ft_blocked(comm::Communicator* c, int* code) {
+  const char* why = ft_blocked_why(c);
+  if (!why) return false;
+  *code = fail(c, Err::kOther, "%s", why);
+  return true;
+}
+
+bool Call::ft_blocked_collective(comm::Communicator* c, int* code) {
+  const char* why = ft_blocked_collective_why(c);
+  if (!why) return false;
+  *code = fail(c, Err::kOther, "%s", why);
+  return true;
 }
 
 bool ft_recover_world(Call& call, MPI_Comm* newcomm, int* code) {
