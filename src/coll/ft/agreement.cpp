@@ -28,12 +28,18 @@ namespace {
 
 constexpr uint8_t kHandlerId = 1;  // p2p control handler id of the agreement
 enum Kind : uint8_t { kVote = 1, kDecision = 2, kQuery = 3, kReply = 4 };
-constexpr uint8_t kCommit = 0, kAbort = 1;
+// Decisions, and votes as the decision a member's outcome implies (kCommit =
+// ok). kAbortFailed: aborted because a process failed (a member's run was
+// stopped by a failure it knows of, or a coordinator saw a member die);
+// kAbort: for a member's local error only (e.g. a size mismatch). Both are
+// ABORT to every caller; kAbortFailed also makes a member wait until it
+// has heard of the failure itself before it returns (see run()).
+constexpr uint8_t kCommit = 0, kAbort = 1, kAbortFailed = 2;
 constexpr uint8_t kNone = 0xff;  // REPLY: no decision known
 
 struct Msg {
   uint8_t kind;
-  uint8_t value;  // VOTE: 0 = ok, else the member's Err; DECISION, REPLY: kCommit, kAbort or kNone
+  uint8_t value;  // VOTE: kCommit (ok), kAbort or kAbortFailed; DECISION: one of those; REPLY: also kNone
   uint16_t reserved;
   int32_t index;  // DECISION: sender's team index; QUERY: the querier's; REPLY: the querier answered
   uint64_t ctx;
@@ -204,20 +210,37 @@ Err Agreement::run(const Team& t, Err local) {
     return i;
   };
   Round& r = rounds_[k];  // map nodes stay put while other rounds come and go
-  const uint8_t vote = static_cast<uint8_t>(local);
+  // A run stopped by a failure this process knows of (a notice interrupted
+  // the engine, or a member is known dead) says so in its vote; so does a
+  // refused call (coll::refused), refused because of a known failure.
+  const bool failure_known_at_vote = eng.interrupted() || t.member_dead();
+  const uint8_t vote = ok(local) ? kCommit : failure_known_at_vote ? kAbortFailed : kAbort;
+  // An abort caused by a failure returns only once this process has heard of
+  // the failure too (perfect detector: every survivor hears of every death;
+  // in modes MANUAL and AUTO every notice interrupts the engine). A member
+  // that got ABORT from a coordinator which saw the death first would
+  // otherwise return before its own notice: in mode AUTO it would not
+  // recover inside this call (the controller knows of no failure yet), but
+  // fail its next call and recover there, one call behind every other
+  // survivor; in MANUAL and IGNORE its next collective would run where the
+  // others refuse it. The handler keeps answering meanwhile.
+  auto finish = [&](uint8_t d) {
+    if (d == kAbortFailed) wait_for(eng, [&] { return eng.interrupted() || t.member_dead(); });
+    return d == kCommit ? Err::kOk : Err::kOther;
+  };
 
   maybe_die(Phase::kVote, t);
   int coord = first_alive();
-  if (vote != 0) {
+  if (vote != kCommit) {
     // No coordinator can decide COMMIT without my ok: ABORT is certain, so
     // tell the coordinator (or, coordinating, everyone) and return at once.
     // A member that waits for a decision therefore never waits for one that
     // refused the call at its entry (api: coll::refused).
     for (int i = 0; i < n; ++i)
       if (i != me && alive(i) && (coord == me || i == coord))
-        send(procs[static_cast<size_t>(i)], coord == me ? kDecision : kVote, coord == me ? kAbort : vote, me, k);
-    deliver(k, kAbort, me, std::move(procs));
-    return Err::kOther;
+        send(procs[static_cast<size_t>(i)], coord == me ? kDecision : kVote, vote, me, k);
+    deliver(k, vote, me, std::move(procs));
+    return finish(vote);
   }
   if (coord == me) r.votes[procs[static_cast<size_t>(me)].slot] = vote;
   else send(procs[static_cast<size_t>(coord)], kVote, vote, me, k);
@@ -247,9 +270,9 @@ Err Agreement::run(const Team& t, Err local) {
         }
         auto v = r.votes.find(procs[static_cast<size_t>(i)].slot);
         if (v == r.votes.end()) return false;
-        if (v->second != 0) d = kAbort;
+        d = std::max(d, v->second);  // kCommit < kAbort < kAbortFailed
       }
-      if (death) d = kAbort;
+      if (death) d = kAbortFailed;
     } else {
       // A predecessor died, maybe half-way through sending its decision.
       if (!queried) {
@@ -259,7 +282,7 @@ Err Agreement::run(const Team& t, Err local) {
         for (int i = 0; i < n; ++i)
           if (i != me && alive(i)) send(procs[static_cast<size_t>(i)], kQuery, 0, me, k);
       }
-      d = kAbort;  // nobody knows a decision: a member died
+      d = kAbortFailed;  // nobody knows a decision: a member died
       bool adopted = false;
       for (int i = 0; i < n; ++i) {
         if (i == me) continue;
@@ -288,9 +311,9 @@ Err Agreement::run(const Team& t, Err local) {
   wait_for(eng, decide);
   if (coord != me) maybe_die(Phase::kCommit, t);
   FTMPI_LOG(kDebug, "coll", "agreement ctx %#llx seq %u: %s (coordinator %d)", static_cast<unsigned long long>(k.ctx),
-            k.seq, decided == 0 ? "commit" : "abort", coord);
+            k.seq, decided == kCommit ? "commit" : decided == kAbort ? "abort" : "abort (failure)", coord);
   deliver(k, static_cast<uint8_t>(decided), me, std::move(procs));
-  return decided == kCommit ? Err::kOk : Err::kOther;
+  return finish(static_cast<uint8_t>(decided));
 }
 
 }  // namespace

@@ -13,7 +13,10 @@ namespace ftmpi::coll::ft {
 // survivor: kOk = COMMIT, kOther = ABORT. A member whose own outcome is an
 // error returns ABORT at once (no COMMIT is possible without it); otherwise
 // it waits, ignoring interrupts, until every member is heard from or known
-// dead, which a perfect failure detector guarantees.
+// dead, which a perfect failure detector guarantees. An ABORT caused by a
+// process failure returns only once this process has heard of a failure
+// itself (engine interrupted, or a member known dead), so that in mode AUTO
+// the recovery runs inside this call on every survivor.
 [[nodiscard]] Err agree(const Team& t, Err local);
 
 }  // namespace ftmpi::coll::ft
