@@ -37,6 +37,10 @@ Err Controller::recover() {
   if (!recovers()) return Err::kOther;
   state_ = FtState::kRecovering;
   round_done_ = false;
+  // From here on this process enters no call of the current epoch: upper
+  // layers release peers that wait for its part in one (the agreement of
+  // atomic collectives answers for the calls it never entered).
+  eng_.close_epoch();
   if (Err e = client_.request_recovery(last_seq_); !ok(e)) return e;
   // Waits progressing the transports: a peer may still need this process to
   // answer a cancel or to finish a transfer that had already matched.

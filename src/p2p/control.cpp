@@ -104,6 +104,13 @@ int Engine::deliver_self_control() {
   return static_cast<int>(mine.size());
 }
 
+void Engine::close_epoch() {
+  if (closed_below_ > epoch_) return;  // already closed (a round that restarts)
+  closed_below_ = epoch_ + 1;
+  for (ControlHandler* c : control_)
+    if (c) c->on_epoch_closed(epoch_);
+}
+
 void Engine::finalize_handlers() {
   for (ControlHandler* c : control_)
     if (c) c->on_finalize();

@@ -52,6 +52,11 @@ class ControlHandler {
   // MPI_Finalize, before this process waits for its sends and fences: after
   // the fence it answers nothing, so this is the last chance to tell peers.
   virtual void on_finalize() {}
+  // This process is about to join a recovery round (Engine::close_epoch):
+  // it will never enter another call of `epoch`, its next calls run in a
+  // later epoch. Peers still waiting for its part in such a call must be
+  // told now: it waits in the round until they join it.
+  virtual void on_epoch_closed(uint32_t epoch) { (void)epoch; }
 };
 
 // What a completed recovery round changes in the engine (recovery.cpp).
@@ -134,6 +139,12 @@ class Engine final : public transport::Sink, public rte::EventSink {
   // next progress(), never from inside this call.
   bool send_control(ProcId to, uint8_t id, const void* data, size_t len);
   size_t max_control_bytes() const { return max_control_; }
+  // Called by the fault-tolerance controller as this process joins a
+  // recovery round: the current epoch is closed (on_epoch_closed of every
+  // control handler). epoch_closed(e): no call of epoch e will start here
+  // any more.
+  void close_epoch();
+  bool epoch_closed(uint32_t e) const { return e < closed_below_; }
 
   // Fault tolerance (recovery.cpp, spec/ft-semantics.md §4.1 and §6).
   // Withdraws every blocking operation in progress that has not matched (it
@@ -300,6 +311,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
 
   // control frames
   ControlHandler* control_[kControlIds] = {};
+  uint32_t closed_below_ = 0;  // epochs below are closed (close_epoch)
   struct Unclaimed {
     ProcId from;
     uint8_t id;
