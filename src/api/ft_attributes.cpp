@@ -3,6 +3,7 @@
 // communication calls, and MPI_Comm_dup(MPI_COMM_WORLD) as the recovery call.
 #include "api/call.hpp"
 #include "api/ft_hooks.hpp"
+#include "coll/ft/agreement.hpp"
 
 namespace ftmpi::api {
 
@@ -69,6 +70,9 @@ void ft_attach(Runtime& R) {
   R.ft->set_hooks(&g_hooks);
   R.engine.set_listener(R.ft.get());
   if (R.boot.restarted && !R.boot.singleton) R.ft->adopt_restart(R.client.restart_result());
+  // The agreement must answer peers from the start, also before this
+  // process's first atomic collective (an ASK for a call it never enters).
+  if (R.boot.modes.coll == rte::CollMode::kAtomic) coll::ft::attach(R.engine);
 }
 
 const char* Call::ft_blocked_why(const comm::Communicator* c) const {

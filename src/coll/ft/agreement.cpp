@@ -10,9 +10,21 @@
 //
 // The handler answers VOTEs and QUERYs for calls this process already left,
 // from a small log per (context, epoch): see log_ below for its bound.
+//
+// Recovery rounds (spec/ft-collectives.md §3.6): a process joining one never
+// enters another call of its epoch, and waits in the round until every live
+// process joins it. A member still waiting in the agreement of a call that
+// process never entered (it failed a point-to-point call, or recovered by
+// MPI_Comm_dup, before reaching the collective) would wait for its vote
+// forever. So the first coordinator, once it knows of a failure, ASKs every
+// member whose vote is missing; a process whose epoch is closed
+// (Engine::close_epoch) answers for every call of it that it never entered
+// as a member voting fail would ("abandons" it): ABORT is certain without
+// its vote.
 #include "coll/ft/agreement.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -27,7 +39,7 @@ namespace ftmpi::coll::ft {
 namespace {
 
 constexpr uint8_t kHandlerId = 1;  // p2p control handler id of the agreement
-enum Kind : uint8_t { kVote = 1, kDecision = 2, kQuery = 3, kReply = 4 };
+enum Kind : uint8_t { kVote = 1, kDecision = 2, kQuery = 3, kReply = 4, kAsk = 5 };
 // Decisions, and votes as the decision a member's outcome implies (kCommit =
 // ok). kAbortFailed: aborted because a process failed (a member's run was
 // stopped by a failure it knows of, or a coordinator saw a member die);
@@ -36,12 +48,16 @@ enum Kind : uint8_t { kVote = 1, kDecision = 2, kQuery = 3, kReply = 4 };
 // has heard of the failure itself before it returns (see run()).
 constexpr uint8_t kCommit = 0, kAbort = 1, kAbortFailed = 2;
 constexpr uint8_t kNone = 0xff;  // REPLY: no decision known
+// The index an abandoned call's answers carry (a process that never entered
+// the call does not know its index): ABORT is then the only possible
+// decision, so no promise needs to reject it.
+constexpr int32_t kAnyIndex = INT32_MAX;
 
 struct Msg {
   uint8_t kind;
   uint8_t value;  // VOTE: kCommit (ok), kAbort or kAbortFailed; DECISION: one of those; REPLY: also kNone
   uint16_t reserved;
-  int32_t index;  // DECISION: sender's team index; QUERY: the querier's; REPLY: the querier answered
+  int32_t index;  // DECISION: sender's team index (kAnyIndex: abandoned); QUERY: the querier's; REPLY: the querier answered
   uint64_t ctx;
   uint32_t epoch;
   uint32_t seq;
@@ -63,6 +79,8 @@ struct Round {
   int32_t querier = -1;                // my index once I QUERYed
   int32_t promise = 0;                 // ignore decisions of coordinators ranked below
   int decision = -1;                   // accepted, not delivered yet
+  bool entered = false;                // this process runs the call (run())
+  std::vector<ProcId> askers;          // first coordinator waiting for my vote (kAsk), before I entered
 };
 
 struct Logged {
@@ -77,6 +95,8 @@ class Agreement final : public p2p::ControlHandler {
   Err run(const Team& t, Err local);
   void on_control(ProcId from, const uint8_t* data, size_t len) override;
   void on_finalize() override;
+  void on_epoch_closed(uint32_t epoch) override;
+  void attach(p2p::Engine& eng) { eng_ = &eng; }
 
  private:
   // A member that waited for a decision is never more than one call ahead
@@ -91,6 +111,7 @@ class Agreement final : public p2p::ControlHandler {
   bool too_old(const Key& k) const;
   void send(ProcId to, Kind kind, uint8_t value, int32_t index, const Key& k);
   void deliver(const Key& k, uint8_t decision, int32_t me, std::vector<ProcId> members);
+  void abandon(const Key& k);
 
   p2p::Engine* eng_ = nullptr;
   std::map<Key, Round> rounds_;
@@ -102,6 +123,7 @@ Agreement& agreement(p2p::Engine& eng) {
   static bool registered = false;
   if (!registered) {
     registered = true;
+    a.attach(eng);
     eng.set_control_handler(kHandlerId, &a);
   }
   return a;
@@ -131,6 +153,12 @@ void Agreement::on_control(ProcId from, const uint8_t* data, size_t len) {
   std::memcpy(&m, data, sizeof m);
   const Key k{m.ctx, m.epoch, m.seq};
   const Logged* l = logged(k);
+  if (!l && !too_old(k) && eng_->epoch_closed(k.epoch)) {
+    // A call of a closed epoch not decided here: never entered, since a
+    // process leaves every call before it joins a recovery round.
+    abandon(k);
+    l = logged(k);
+  }
   FTMPI_LOG(kDebug, "coll", "agreement: kind %d value %d index %d from slot %d for seq %u (%s)", m.kind, m.value,
             m.index, from.slot, m.seq, l ? "decided here" : "open");
   switch (m.kind) {
@@ -160,6 +188,17 @@ void Agreement::on_control(ProcId from, const uint8_t* data, size_t len) {
         send(from, kReply, r.decision >= 0 ? static_cast<uint8_t>(r.decision) : kNone, m.index, k);
       }
       break;
+    case kAsk:
+      // The first coordinator waits for my vote. Decided here: tell it.
+      // Not entered yet: keep the question; I vote when I enter the call,
+      // or answer when my epoch closes first (on_epoch_closed).
+      if (l) {
+        send(from, kDecision, l->decision, l->my_index, k);
+      } else if (!too_old(k)) {
+        Round& r = rounds_[k];
+        if (!r.entered) r.askers.push_back(from);
+      }
+      break;
     case kReply:
       if (!l) {
         auto it = rounds_.find(k);
@@ -176,13 +215,39 @@ void Agreement::on_control(ProcId from, const uint8_t* data, size_t len) {
 // answered, so repeat the last decision of every context to every member.
 void Agreement::on_finalize() {
   for (auto& [ctx_epoch, entries] : log_) {
-    if (entries.empty()) continue;
-    const Logged& l = entries.back();
+    // The last call this process took part in (abandoned ones have no members).
+    auto last = std::find_if(entries.rbegin(), entries.rend(), [](const Logged& e) { return !e.members.empty(); });
+    if (last == entries.rend()) continue;
+    const Logged& l = *last;
     const Key k{ctx_epoch.first, ctx_epoch.second, l.seq};
     for (size_t i = 0; i < l.members.size(); ++i)
       if (static_cast<int32_t>(i) != l.my_index && eng_->alive(l.members[i]))
         send(l.members[i], kDecision, l.decision, l.my_index, k);
   }
+}
+
+// Joining a recovery round: every call of the closed epoch that others
+// asked or voted about here, and that this process never entered, is
+// abandoned now; later messages about such calls are answered on arrival
+// (on_control).
+void Agreement::on_epoch_closed(uint32_t epoch) {
+  std::vector<Key> open;
+  for (const auto& [k, r] : rounds_)
+    if (k.epoch <= epoch && !r.entered) open.push_back(k);
+  for (const Key& k : open) abandon(k);
+}
+
+// A call this process will never enter: it answers as a member that voted
+// fail would. COMMIT needs its ok vote, so ABORT is certain and the answers
+// need no index (kAnyIndex). Kept votes get the decision (deliver), a
+// waiting first coordinator the vote.
+void Agreement::abandon(const Key& k) {
+  std::vector<ProcId> askers;
+  if (auto it = rounds_.find(k); it != rounds_.end()) askers = std::move(it->second.askers);
+  FTMPI_LOG(kDebug, "coll", "agreement ctx %#llx epoch %u seq %u: abandoned (epoch closed, call never entered)",
+            static_cast<unsigned long long>(k.ctx), k.epoch, k.seq);
+  deliver(k, kAbortFailed, kAnyIndex, {});
+  for (const ProcId& p : askers) send(p, kVote, kAbortFailed, kAnyIndex, k);
 }
 
 void Agreement::deliver(const Key& k, uint8_t decision, int32_t me, std::vector<ProcId> members) {
@@ -210,6 +275,8 @@ Err Agreement::run(const Team& t, Err local) {
     return i;
   };
   Round& r = rounds_[k];  // map nodes stay put while other rounds come and go
+  r.entered = true;
+  r.askers.clear();  // I vote now, to the coordinator (the asker, while it lives)
   // A run stopped by a failure this process knows of (a notice interrupted
   // the engine, or a member is known dead) says so in its vote; so does a
   // refused call (coll::refused), refused because of a known failure.
@@ -246,7 +313,7 @@ Err Agreement::run(const Team& t, Err local) {
   else send(procs[static_cast<size_t>(coord)], kVote, vote, me, k);
 
   int decided = -1;
-  bool queried = false;
+  bool queried = false, asked = false;
   auto decide = [&]() -> bool {
     if (r.decision >= 0) {
       decided = r.decision;
@@ -261,7 +328,15 @@ Err Agreement::run(const Team& t, Err local) {
     if (coord != me) return false;
     uint8_t d = kCommit;
     if (me == 0) {
-      // First coordinator: every member's vote, or its death.
+      // First coordinator: every member's vote, or its death. Knowing of a
+      // failure, ask the members whose vote is missing once: one may have
+      // joined the recovery round without entering this call (see top).
+      if (!asked && (eng.interrupted() || t.member_dead())) {
+        asked = true;
+        for (int i = 1; i < n; ++i)
+          if (alive(i) && !r.votes.count(procs[static_cast<size_t>(i)].slot))
+            send(procs[static_cast<size_t>(i)], kAsk, 0, me, k);
+      }
       bool death = false;
       for (int i = 0; i < n; ++i) {
         if (!alive(i)) {
@@ -319,5 +394,7 @@ Err Agreement::run(const Team& t, Err local) {
 }  // namespace
 
 Err agree(const Team& t, Err local) { return agreement(t.engine()).run(t, local); }
+
+void attach(p2p::Engine& eng) { (void)agreement(eng); }
 
 }  // namespace ftmpi::coll::ft
