@@ -3,7 +3,7 @@
  * by the test), the library recovers by itself inside the call that fails,
  * and the job goes on over the new MPI_COMM_WORLD.
  *
- *   ft_coll_auto <collective> <count> <expect>
+ *   ft_coll_auto <collective> <count> <expect> [lag]
  *
  * collective: as in ft_coll.c. Call 0 on MPI_COMM_WORLD is a barrier; calls
  * 1, 2, ... are the collective under test, repeated until one fails (MPI_ERR_OTHER
@@ -20,7 +20,16 @@
  *   - <expect>: abort = call 1 (or the barrier before it) failed; commit =
  *     call 1 succeeded everywhere, call 2 failed; any = either;
  *   - the call after the recovery succeeded with correct values everywhere.
- * The victims never die again: injections fire in epoch 0 only. */
+ * The victims never die again: injections fire in epoch 0 only.
+ *
+ * lag: before call 1, rank 3 receives a message that rank 1 sends only after
+ * 300 ms, and the victims wait 100 ms; the root is rank 0, which finishes
+ * its part of call 1 (a bcast) at once and waits in the agreement for the
+ * votes of ranks 1 and 3. They never enter call 1: the failure stops their
+ * point-to-point call, which recovers (call 1 counts as failed for them).
+ * The agreement must let rank 0 go (it waits for processes that wait for
+ * it in the recovery round). */
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +43,7 @@ enum { UNTOUCHED = 0, CORRECT = 1, GARBAGE = 2, NA = 3 };
 enum { R_SLOT, R_RESPAWNED, R_FAILED, R_RC, R_STATE = R_RC + NCALLS, R_POST_RC = R_STATE + NCALLS, R_POST_STATE,
        R_HANDLER, R_NUM_FAILED, R_SIZE, R_LEN };
 
-static int rank, size, count, handler_calls;
+static int rank, size, count, handler_calls, root = 1;
 static int blank[MAXP]; /* BLANK mode after the recovery: blank[r] */
 
 static int f(int r, int i) { return r * 1000 + i + 1; }
@@ -58,7 +67,7 @@ static int judge(const int* got, const int* want, int n) {
  * part: their blocks stay untouched, sums leave them out); *state says what
  * the receive buffer holds. */
 static int run(const char* name, int* state) {
-  const int root = 1, n = count;
+  const int n = count;
   int* s = malloc(sizeof(int) * (size_t)n * size);
   int* r = malloc(sizeof(int) * (size_t)n * size);
   int* want = malloc(sizeof(int) * (size_t)n * size);
@@ -134,7 +143,9 @@ int main(int argc, char** argv) {
   const int irc = MPI_Init(&argc, &argv);
   const int respawned = irc == MPI_INIT_RESTARTED_NODE;
   CHECK(irc == MPI_SUCCESS || respawned, "MPI_Init returned %d", irc);
-  CHECK(argc == 4, "usage: ft_coll_auto <collective> <count> <commit|abort|any>");
+  CHECK(argc == 4 || (argc == 5 && !strcmp(argv[4], "lag")), "usage: ft_coll_auto <collective> <count> <commit|abort|any> [lag]");
+  const int lag = argc == 5;
+  if (lag) root = 0;
   const char* name = argv[1];
   count = atoi(argv[2]);
   const char* expect = argv[3];
@@ -153,7 +164,7 @@ int main(int argc, char** argv) {
   int victim[MAXP] = {0}, nvictims = 0;
   for (const char* p = getenv("FTMPI_INJECT_AGREE"); p && (p = strchr(p, ':')); ++p) {
     const int v = atoi(p + 1);
-    CHECK(v >= 0 && v < size0 && v != 1, "victim %d: not a rank, or the root 1", v);
+    CHECK(v >= 0 && v < size0 && v != root && !(lag && (v == 1 || v == 3)), "victim %d: not a rank, or the root", v);
     nvictims += !victim[v];
     victim[v] = 1;
     p = strchr(p + 1, ':');
@@ -170,8 +181,13 @@ int main(int argc, char** argv) {
     int k = 0;
     for (;; ++k) {
       CHECK(k < NCALLS, "no call failed");
-      int state = NA;
-      const int rc = cls(k == 0 ? MPI_Barrier(MPI_COMM_WORLD) : run(name, &state));
+      int state = NA, rc = MPI_SUCCESS, x = 0;
+      if (lag && k == 1) {
+        if (victim[slot]) usleep(100000);
+        if (slot == 1) usleep(300000), rc = cls(MPI_Send(&x, 1, MPI_INT, 3, 5, MPI_COMM_WORLD));
+        if (slot == 3) rc = cls(MPI_Recv(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      }
+      if (rc == MPI_SUCCESS) rc = cls(k == 0 ? MPI_Barrier(MPI_COMM_WORLD) : run(name, &state));
       rec[R_RC + k] = rc, rec[R_STATE + k] = state;
       if (rc != MPI_SUCCESS) break;
       CHECK(handler_calls == 0, "call %d succeeded after the handler ran", k);
