@@ -160,14 +160,15 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Errhandler_create(on_world_error, &eh));
   CHECK_MPI(MPI_Errhandler_set(MPI_COMM_WORLD, eh));
 
-  /* The victims, from FTMPI_INJECT_AGREE (phase:rank:call,...). */
+  /* The victims, from FTMPI_INJECT_AGREE (phase:rank:call[:epoch],...). */
   int victim[MAXP] = {0}, nvictims = 0;
-  for (const char* p = getenv("FTMPI_INJECT_AGREE"); p && (p = strchr(p, ':')); ++p) {
-    const int v = atoi(p + 1);
+  for (const char* p = getenv("FTMPI_INJECT_AGREE"); p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : "") {
+    const char* colon = strchr(p, ':');
+    CHECK(colon, "FTMPI_INJECT_AGREE: no rank in '%s'", p);
+    const int v = atoi(colon + 1);
     CHECK(v >= 0 && v < size0 && v != root && !(lag && (v == 1 || v == 3)), "victim %d: not a rank, or the root", v);
     nvictims += !victim[v];
     victim[v] = 1;
-    p = strchr(p + 1, ':');
   }
   CHECK(!respawned || (cmode == FTMPI_COMM_MODE_REBUILD && victim[slot]), "respawned, but not a REBUILD victim");
 
