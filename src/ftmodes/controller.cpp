@@ -37,11 +37,13 @@ Err Controller::recover() {
   if (!recovers()) return Err::kOther;
   state_ = FtState::kRecovering;
   round_done_ = false;
+  if (Err e = client_.request_recovery(last_seq_); !ok(e)) return e;
   // From here on this process enters no call of the current epoch: upper
   // layers release peers that wait for its part in one (the agreement of
-  // atomic collectives answers for the calls it never entered).
+  // atomic collectives answers for the calls it never entered). Not before
+  // the request is accepted: a process whose request failed goes on in the
+  // epoch.
   eng_.close_epoch();
-  if (Err e = client_.request_recovery(last_seq_); !ok(e)) return e;
   // Waits progressing the transports: a peer may still need this process to
   // answer a cancel or to finish a transfer that had already matched.
   eng_.wait_until([this] { return round_done_; });

@@ -135,6 +135,7 @@ bool Engine::try_send_match(Peer& p, int32_t slot, Request* r) {
   std::memcpy(hdr + sizeof mh, &info, sizeof info);
   tcp_.send(slot, hdr, sizeof hdr, nullptr, 0);
   r->proto = Proto::kWaitCts;
+  rndv_at_ns_ = now_ns();
   return true;
 }
 

@@ -112,6 +112,7 @@ class Agreement final : public p2p::ControlHandler {
   void send(ProcId to, Kind kind, uint8_t value, int32_t index, const Key& k);
   void deliver(const Key& k, uint8_t decision, int32_t me, std::vector<ProcId> members);
   void abandon(const Key& k);
+  bool entered(const Key& k) const;
 
   p2p::Engine* eng_ = nullptr;
   std::map<Key, Round> rounds_;
@@ -153,9 +154,10 @@ void Agreement::on_control(ProcId from, const uint8_t* data, size_t len) {
   std::memcpy(&m, data, sizeof m);
   const Key k{m.ctx, m.epoch, m.seq};
   const Logged* l = logged(k);
-  if (!l && !too_old(k) && eng_->epoch_closed(k.epoch)) {
+  if (!l && !too_old(k) && eng_->epoch_closed(k.epoch) && !entered(k)) {
     // A call of a closed epoch not decided here: never entered, since a
-    // process leaves every call before it joins a recovery round.
+    // process leaves every call before it joins a recovery round (entered()
+    // guards the run() that is still using its round should that change).
     abandon(k);
     l = logged(k);
   }
@@ -213,7 +215,14 @@ void Agreement::on_control(ProcId from, const uint8_t* data, size_t len) {
 // MPI_Finalize: a member still waiting may see this process as its next
 // coordinator after the one it voted to died; past the fence nothing is
 // answered, so repeat the last decision of every context to every member.
+// Calls others asked or voted about here that this process never entered
+// (it saw a failure in another call and went on to finalize) are abandoned
+// as at the close of an epoch: it will enter none now.
 void Agreement::on_finalize() {
+  std::vector<Key> open;
+  for (const auto& [k, r] : rounds_)
+    if (!r.entered) open.push_back(k);
+  for (const Key& k : open) abandon(k);
   for (auto& [ctx_epoch, entries] : log_) {
     // The last call this process took part in (abandoned ones have no members).
     auto last = std::find_if(entries.rbegin(), entries.rend(), [](const Logged& e) { return !e.members.empty(); });
@@ -230,6 +239,11 @@ void Agreement::on_finalize() {
 // asked or voted about here, and that this process never entered, is
 // abandoned now; later messages about such calls are answered on arrival
 // (on_control).
+bool Agreement::entered(const Key& k) const {
+  auto it = rounds_.find(k);
+  return it != rounds_.end() && it->second.entered;
+}
+
 void Agreement::on_epoch_closed(uint32_t epoch) {
   std::vector<Key> open;
   for (const auto& [k, r] : rounds_)
