@@ -7,16 +7,7 @@ namespace ftmpi::api {
 
 coll::Team team_of(comm::Communicator& c) {
   Runtime* R = rt();
-  const comm::Group& g = c.group();
-  bool blanks = false;
-  for (int r = 0; r < g.size() && !blanks; ++r) blanks = g.is_blank(r);
-  std::vector<int> members;
-  if (blanks) {
-    members.reserve(static_cast<size_t>(g.size()));
-    for (int r = 0; r < g.size(); ++r)
-      if (!g.is_blank(r)) members.push_back(r);
-  }
-  coll::Team t = blanks ? coll::Team(R->engine, c, std::move(members)) : coll::Team(R->engine, c);
+  coll::Team t = coll::Team::live(R->engine, c);
   t.set_atomic(R->ft && R->ft->modes().coll == rte::CollMode::kAtomic);
   return t;
 }

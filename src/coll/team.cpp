@@ -15,6 +15,18 @@ Team::Team(p2p::Engine& eng, comm::Communicator& c, std::vector<int> members, co
   me_ = index_of(c.rank());
 }
 
+Team Team::live(p2p::Engine& eng, comm::Communicator& c) {
+  const comm::Group& g = c.group();
+  bool blanks = false;
+  for (int r = 0; r < g.size() && !blanks; ++r) blanks = g.is_blank(r);
+  if (!blanks) return Team(eng, c);
+  std::vector<int> members;
+  members.reserve(static_cast<size_t>(g.size()));
+  for (int r = 0; r < g.size(); ++r)
+    if (!g.is_blank(r)) members.push_back(r);
+  return Team(eng, c, std::move(members));
+}
+
 int Team::index_of(int rank) const {
   if (members_.empty()) return rank >= 0 && rank < size_ ? rank : -1;
   auto it = std::lower_bound(members_.begin(), members_.end(), rank);

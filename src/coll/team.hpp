@@ -34,6 +34,10 @@ class Team {
   Team(p2p::Engine& eng, comm::Communicator& c, const Watch* watch = nullptr);
   // The ranks listed in `members`, strictly increasing, must include c.rank().
   Team(p2p::Engine& eng, comm::Communicator& c, std::vector<int> members, const Watch* watch = nullptr);
+  // Every rank of `c` but the blanks of BLANK mode: a blank acts as
+  // MPI_PROC_NULL, so an algorithm that relayed data through one would lose
+  // what it routed there (spec/ft-collectives.md §4). No list without blanks.
+  static Team live(p2p::Engine& eng, comm::Communicator& c);
 
   p2p::Engine& engine() const { return *eng_; }
   // FTMPI_COLL_MODE_ATOMIC: results land in temporary buffers and reach the
