@@ -34,6 +34,9 @@ class Call {
   const char* ft_blocked_collective_why(const comm::Communicator* c) const;
 
  private:
+  // Reports `why` (non-null) as MPI_ERR_OTHER into *code; false for null.
+  bool report_blocked(comm::Communicator* c, const char* why, int* code);
+
   const char* name_;
 };
 

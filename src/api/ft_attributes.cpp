@@ -97,18 +97,16 @@ const char* Call::ft_blocked_collective_why(const comm::Communicator* c) const {
   return nullptr;
 }
 
-bool Call::ft_blocked(comm::Communicator* c, int* code) {
-  const char* why = ft_blocked_why(c);
+bool Call::report_blocked(comm::Communicator* c, const char* why, int* code) {
   if (!why) return false;
   *code = fail(c, Err::kOther, "%s", why);
   return true;
 }
 
+bool Call::ft_blocked(comm::Communicator* c, int* code) { return report_blocked(c, ft_blocked_why(c), code); }
+
 bool Call::ft_blocked_collective(comm::Communicator* c, int* code) {
-  const char* why = ft_blocked_collective_why(c);
-  if (!why) return false;
-  *code = fail(c, Err::kOther, "%s", why);
-  return true;
+  return report_blocked(c, ft_blocked_collective_why(c), code);
 }
 
 bool ft_recover_world(Call& call, MPI_Comm* newcomm, int* code) {
