@@ -138,7 +138,8 @@ Xfer::~Xfer() {
 
 void Xfer::send(int peer, const void* buf, size_t count, const dtype::TypeRef& type, int step) {
   const int tag = make_tag(team_.call_seq(), algo_, step);
-  p2p::Request* r = eng_.isend(buf, count, type, team_.comm(), ctx_, team_.rank_of(peer), tag);
+  p2p::Request* r = eng_.isend(buf, count, type, team_.comm(), ctx_, team_.rank_of(peer), tag,
+                               p2p::SendMode::kStandard, through_rings_);
   r->blocking = true;  // a failure notice withdraws it (spec/ft-semantics.md §4.1)
   posted_.push_back({r, 0, false});
 }
@@ -149,6 +150,10 @@ void Xfer::recv(int peer, void* buf, size_t count, const dtype::TypeRef& type, i
   p2p::Request* r = eng_.irecv(buf, count, type, team_.comm(), ctx_, team_.rank_of(peer), tag);
   r->blocking = true;
   posted_.push_back({r, expect, true});
+}
+
+void Xfer::prefer_rings(size_t bytes) {
+  through_rings_ = bytes >= (512u << 10) && eng_.shm_ring_bytes() >= (256u << 10);
 }
 
 void Xfer::send_bytes(int peer, const void* buf, size_t n, int step) { send(peer, buf, n, byte_type(), step); }

@@ -187,7 +187,7 @@ void Engine::block() {
 }
 
 Request* Engine::isend(const void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c,
-                       uint64_t ctx, int peer_rank, int tag, SendMode mode) {
+                       uint64_t ctx, int peer_rank, int tag, SendMode mode, bool through_rings) {
   Request* r = pool_.alloc();
   r->data = TypedBuffer(const_cast<void*>(buf), count, type);
   r->comm = &c;
@@ -195,6 +195,7 @@ Request* Engine::isend(const void* buf, size_t count, const dtype::TypeRef& type
   r->peer_rank = peer_rank;
   r->tag = tag;
   r->mode = mode;
+  r->through_rings = through_rings;
   start_send(r);
   return r;
 }

@@ -91,7 +91,7 @@ bool Engine::try_send_match(Peer& p, int32_t slot, Request* r) {
     // Rendezvous: offer our memory for a single copy when it is a few blocks.
     iovec iov[kMaxRtsIov];
     size_t niov = 0;
-    if (cma_ok_ && r->data.block_count(kMaxRtsIov + 1) <= kMaxRtsIov) {
+    if (cma_ok_ && !r->through_rings && r->data.block_count(kMaxRtsIov + 1) <= kMaxRtsIov) {
       size_t got = 0;
       niov = r->data.iovecs(0, iov, kMaxRtsIov, len, &got);
       if (got != len) niov = 0;

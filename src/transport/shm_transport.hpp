@@ -49,6 +49,7 @@ class ShmTransport {
   int my_local() const { return me_; }
   int32_t slot_of(int local) const { return slots_[static_cast<size_t>(local)]; }
   pid_t pid_of(int local) const { return ctl(local)->pid.load(std::memory_order_relaxed); }
+  uint64_t ring_bytes() const { return active() ? ring_bytes_ : 0; }
   uint64_t max_payload(size_t hlen) const { return writers_.empty() ? 0 : ring_bytes_ / 2 - kRecHdr - align8(hlen); }
 
   // Sending to local index `peer`: reserve() returns the record to fill
