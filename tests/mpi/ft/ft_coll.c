@@ -19,24 +19,9 @@
 #include <string.h>
 
 #include "check.h"
-
-#define PATTERN 0x5a5a5a5a
-enum { UNTOUCHED = 0, CORRECT = 1, GARBAGE = 2, NA = 3 };
+#include "coll_values.h"
 
 static int rank, size, count;
-
-static int f(int r, int i) { return r * 1000 + i + 1; }
-static int g(int s, int d, int i) { return s * 10000 + d * 100 + i % 100; }
-
-/* Compares n values with expected ones: CORRECT, UNTOUCHED or GARBAGE. */
-static int judge(const int* got, const int* want, int n) {
-  int correct = 1, untouched = 1;
-  for (int i = 0; i < n; ++i) {
-    if (got[i] != want[i]) correct = 0;
-    if (got[i] != PATTERN) untouched = 0;
-  }
-  return correct ? CORRECT : untouched ? UNTOUCHED : GARBAGE;
-}
 
 /* Runs the collective; *state says what its receive buffer holds. */
 static int run(const char* name, int* state) {

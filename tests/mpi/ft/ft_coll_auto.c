@@ -39,11 +39,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "coll_values.h"
 
-#define PATTERN 0x5a5a5a5a
 #define MAXP 16
 #define NCALLS 3 /* calls 0..2 before the recovery */
-enum { UNTOUCHED = 0, CORRECT = 1, GARBAGE = 2, NA = 3 };
 /* A process's record, gathered after the recovery. */
 enum { R_SLOT, R_RESPAWNED, R_FAILED, R_RC, R_STATE = R_RC + NCALLS, R_POST_RC = R_STATE + NCALLS, R_POST_STATE,
        R_HANDLER, R_NUM_FAILED, R_SIZE, R_LEN };
@@ -51,21 +50,9 @@ enum { R_SLOT, R_RESPAWNED, R_FAILED, R_RC, R_STATE = R_RC + NCALLS, R_POST_RC =
 static int rank, size, count, handler_calls, root = 1;
 static int blank[MAXP]; /* BLANK mode after the recovery: blank[r] */
 
-static int f(int r, int i) { return r * 1000 + i + 1; }
-static int g(int s, int d, int i) { return s * 10000 + d * 100 + i % 100; }
-
 static void on_world_error(MPI_Comm* comm, int* code, ...) {
   (void)comm;
   if (cls(*code) == MPI_ERR_OTHER) handler_calls++;
-}
-
-static int judge(const int* got, const int* want, int n) {
-  int correct = 1, untouched = 1;
-  for (int i = 0; i < n; ++i) {
-    if (got[i] != want[i]) correct = 0;
-    if (got[i] != PATTERN) untouched = 0;
-  }
-  return correct ? CORRECT : untouched ? UNTOUCHED : GARBAGE;
 }
 
 /* Runs the collective on MPI_COMM_WORLD as it is now (blank ranks take no
