@@ -1,6 +1,9 @@
 // ftmpid entry point. Started by ftmpirun (or, later, by a launch agent such as
 // ssh) as
 //     ftmpid --launcher ADDR:PORT --host-index N --bind ADDR [--job ID]
+// or, when one command starts the daemons of every node (srun), with
+// --host-by-node NAME0,NAME1,... instead of --host-index: the index of this
+// node's Slurm name (SLURMD_NODENAME) in that list.
 // with the job secret as one hex line on stdin: never on the command line or
 // in the environment, where other users could read it.
 #include <fcntl.h>
@@ -34,6 +37,21 @@ bool read_secret_line(ftmpi::auth::Secret& out) {
   return ftmpi::auth::from_hex(line, out);
 }
 
+// Index of $SLURMD_NODENAME in the comma-separated list, -1 if absent.
+int host_index_by_node(const std::string& names) {
+  const char* me = std::getenv("SLURMD_NODENAME");
+  if (!me || !*me) return -1;
+  int i = 0;
+  size_t start = 0;
+  for (;;) {
+    size_t comma = names.find(',', start);
+    if (names.compare(start, comma - start, me) == 0) return i;
+    if (comma == std::string::npos) return -1;
+    start = comma + 1;
+    ++i;
+  }
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: ftmpid --launcher ADDR:PORT --host-index N --bind ADDR [--job ID]\n"
@@ -58,6 +76,13 @@ int main(int argc, char** argv) {
       have_launcher = args.launcher_port != 0;
     } else if (a == "--host-index") {
       args.host = std::atoi(v.c_str());
+    } else if (a == "--host-by-node") {
+      args.host = host_index_by_node(v);
+      if (args.host < 0) {
+        std::fprintf(stderr, "ftmpid: this node (SLURMD_NODENAME=%s) is not in the job's node list %s\n",
+                     std::getenv("SLURMD_NODENAME") ? std::getenv("SLURMD_NODENAME") : "", v.c_str());
+        return 1;
+      }
     } else if (a == "--bind") {
       args.bind_addr = v;
     } else if (a == "--job") {

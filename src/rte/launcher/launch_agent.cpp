@@ -35,10 +35,12 @@ std::vector<std::string> daemon_argv(const std::string& daemon_path, const Daemo
           d.job_id};
 }
 
-namespace {
+pid_t LaunchAgent::start_all(const std::vector<DaemonLaunch>&, std::string& err) {
+  err = "this launch agent starts daemons one by one";
+  return -1;
+}
 
-// Starts argv with the secret as one hex line on its stdin.
-pid_t spawn_with_secret(std::vector<std::string> argv, const DaemonLaunch& d, std::string& err) {
+pid_t spawn_with_secret(std::vector<std::string> argv, const auth::Secret& secret, std::string& err) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     err = std::string("pipe: ") + std::strerror(errno);
@@ -55,17 +57,15 @@ pid_t spawn_with_secret(std::vector<std::string> argv, const DaemonLaunch& d, st
   ::close(p[0]);
   if (pid > 0) {
     // 65 bytes always fit in an empty pipe, so this cannot block.
-    std::string line = auth::to_hex(d.secret) + "\n";
+    std::string line = auth::to_hex(secret) + "\n";
     if (!fd::write_all(p[1], line.data(), line.size())) err = "cannot pass the secret to ftmpid";
   }
   ::close(p[1]);
   return pid;
 }
 
-}  // namespace
-
 pid_t LocalAgent::start(const DaemonLaunch& d, std::string& err) {
-  return spawn_with_secret(daemon_argv(daemon_path_, d), d, err);
+  return spawn_with_secret(daemon_argv(daemon_path_, d), d.secret, err);
 }
 
 RemoteAgent::RemoteAgent(std::string agent_command, std::string daemon_path) : daemon_path_(std::move(daemon_path)) {
@@ -82,7 +82,7 @@ pid_t RemoteAgent::start(const DaemonLaunch& d, std::string& err) {
   std::vector<std::string> argv = agent_;
   argv.push_back(d.host_name);
   for (const std::string& a : daemon_argv(daemon_path_, d)) argv.push_back(a);
-  return spawn_with_secret(std::move(argv), d, err);
+  return spawn_with_secret(std::move(argv), d.secret, err);
 }
 
 }  // namespace ftmpi::rte

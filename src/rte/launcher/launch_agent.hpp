@@ -30,6 +30,12 @@ class LaunchAgent {
   // Starts the daemon; returns a local process to watch (the daemon itself,
   // or e.g. its ssh), or -1 with err filled.
   virtual pid_t start(const DaemonLaunch& d, std::string& err) = 0;
+  // An agent that starts every daemon with one command (srun: one job step,
+  // one task per node) says so; the launcher then calls start_all() once, and
+  // the returned process stands for all daemons (its end is not a host's loss:
+  // each daemon's link is watched as usual).
+  virtual bool starts_all_at_once() const { return false; }
+  virtual pid_t start_all(const std::vector<DaemonLaunch>& all, std::string& err);
 };
 
 // Forks ftmpid on this machine, in its own session (so the terminal's Ctrl-C
@@ -75,5 +81,8 @@ class HostAgents : public LaunchAgent {
 std::string find_daemon_executable();
 // The daemon's command line (shared by all agents).
 std::vector<std::string> daemon_argv(const std::string& daemon_path, const DaemonLaunch& d);
+// Starts argv in its own session with the secret as one hex line on its
+// stdin (what every agent does with its command).
+pid_t spawn_with_secret(std::vector<std::string> argv, const auth::Secret& secret, std::string& err);
 
 }  // namespace ftmpi::rte

@@ -62,6 +62,8 @@ Launcher::~Launcher() {
     if (d.pid_watch) loop_.unwatch(d.pid_watch);
     fd::close_quietly(d.pidfd);
   }
+  if (step_watch_) loop_.unwatch(step_watch_);
+  fd::close_quietly(step_pidfd_);
   conns_.clear();
   if (stdin_watch_) loop_.unwatch(stdin_watch_);
   if (listen_watch_) loop_.unwatch(listen_watch_);
@@ -163,6 +165,7 @@ int Launcher::run() {
 }
 
 bool Launcher::finished() const {
+  if (step_running()) return false;
   for (const DaemonEntry& d : daemons_) {
     if (d.pid > 0 && !d.reaped) return false;
     if (d.conn && !d.link_closed) return false;
@@ -172,21 +175,14 @@ bool Launcher::finished() const {
 
 void Launcher::start_daemons() {
   std::string job_id = std::to_string(getpid());
+  if (agent_.starts_all_at_once()) {
+    start_step(job_id);
+    return;
+  }
   for (size_t h = 0; h < daemons_.size(); ++h) {
     DaemonEntry& d = daemons_[h];
-    DaemonLaunch l;
-    l.host = static_cast<int32_t>(h);
-    l.host_name = d.plan.name;
-    // Multi-host jobs: every daemon binds its job-network address (what its
-    // connection to us leaves from), so ranks can reach each other across hosts.
-    l.bind_addr = launcher_addr_.empty() ? d.plan.addr : "auto";
-    l.remote = d.plan.remote;
-    l.launcher_addr = launcher_addr_.empty() ? "127.0.0.1" : launcher_addr_;
-    l.launcher_port = listen_port_;
-    l.job_id = job_id;
-    l.secret = secret_;
     std::string err;
-    d.pid = agent_.start(l, err);
+    d.pid = agent_.start(daemon_launch(h, job_id), err);
     if (d.pid < 0) {
       outcome_.on_startup_error("ftmpirun: cannot start the daemon for " + d.plan.name + ": " + err);
       end_job(1, false);
@@ -195,6 +191,22 @@ void Launcher::start_daemons() {
     d.pidfd = open_pidfd(d.pid);
     d.pid_watch = loop_.watch(d.pidfd, EPOLLIN, [this, h](uint32_t) { on_daemon_process(daemons_[h]); });
   }
+}
+
+DaemonLaunch Launcher::daemon_launch(size_t h, const std::string& job_id) const {
+  const DaemonEntry& d = daemons_[h];
+  DaemonLaunch l;
+  l.host = static_cast<int32_t>(h);
+  l.host_name = d.plan.name;
+  // Multi-host jobs: every daemon binds its job-network address (what its
+  // connection to us leaves from), so ranks can reach each other across hosts.
+  l.bind_addr = launcher_addr_.empty() ? d.plan.addr : "auto";
+  l.remote = d.plan.remote;
+  l.launcher_addr = launcher_addr_.empty() ? "127.0.0.1" : launcher_addr_;
+  l.launcher_port = listen_port_;
+  l.job_id = job_id;
+  l.secret = secret_;
+  return l;
 }
 
 void Launcher::on_daemon_process(DaemonEntry& d) {
@@ -395,6 +407,8 @@ void Launcher::end_job(int32_t exit_code, bool immediate) {
         d.conn->send(proto::Shutdown{});
     } else if (d.pid > 0 && !d.reaped && !d.hello) {
       kill(d.pid, immediate ? SIGKILL : SIGTERM);  // still starting up
+    } else if (!d.hello && step_running()) {
+      kill(step_pid_, SIGTERM);  // srun passes it on to the daemons of the step
     }
   }
 }
@@ -402,6 +416,7 @@ void Launcher::end_job(int32_t exit_code, bool immediate) {
 void Launcher::kill_daemons() {
   for (DaemonEntry& d : daemons_)
     if (d.pid > 0 && !d.reaped) kill(d.pid, SIGKILL);
+  if (step_running()) kill(step_pid_, SIGKILL);
 }
 
 void Launcher::on_signal() {

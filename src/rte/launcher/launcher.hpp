@@ -95,6 +95,13 @@ class Launcher {
   void reply_and_close(Connection* c, bool ok, const std::string& message);
   void write_contact_file();
 
+  // ---- daemons started by one command, srun (launcher_step.cpp) ----
+  DaemonLaunch daemon_launch(size_t host, const std::string& job_id) const;
+  void start_step(const std::string& job_id);
+  void on_step_process();
+  void step_watchdog();
+  bool step_running() const { return step_pid_ > 0 && !step_reaped_; }
+
   // ---- liveness and views (launcher_hosts.cpp) ----
   uint32_t heartbeat_ms() const;
   uint32_t heartbeat_timeout_ms() const;
@@ -161,6 +168,13 @@ class Launcher {
   int32_t stdin_host_ = -1;
   uint64_t stdin_watch_ = 0;
   bool stdin_is_file_ = false;
+  // The one process standing for every daemon when the agent starts them at once.
+  pid_t step_pid_ = -1;
+  int step_pidfd_ = -1;
+  uint64_t step_watch_ = 0;
+  bool step_reaped_ = false;
+  uint64_t step_links_gone_ns_ = 0;  // when every daemon link was first seen closed
+  int step_signals_ = 0;
   bool stdin_done_ = false;
   size_t stdin_in_flight_ = 0;
 };

@@ -12,6 +12,8 @@
 #include "rte/launcher/launch_agent.hpp"
 #include "rte/launcher/launcher.hpp"
 #include "rte/launcher/options.hpp"
+#include "rte/launcher/slurm_alloc.hpp"
+#include "rte/launcher/srun_agent.hpp"
 
 namespace {
 
@@ -42,6 +44,21 @@ int main(int argc, char** argv) {
   std::vector<HostSpec> hosts = o.hosts;
   std::string err;
   if (!o.hostfile.empty() && !read_hostfile(o.hostfile, hosts, err)) return usage_error(err);
+  // Inside a Slurm allocation: its nodes and slots unless --host/--hostfile
+  // say otherwise, and the daemons through srun when every host is one of its
+  // nodes (FTMPI_SLURM=0: never).
+  SlurmAllocation alloc;
+  const char* use_slurm = std::getenv("FTMPI_SLURM");
+  if (!(use_slurm && std::string(use_slurm) == "0") &&
+      !read_slurm_allocation([](const char* n) { return std::getenv(n); }, alloc, err))
+    return usage_error(err);
+  if (alloc.inside && hosts.empty()) hosts = alloc.hosts;
+  bool through_srun = alloc.inside && !hosts.empty();
+  for (const HostSpec& h : hosts) {
+    bool in_alloc = false;
+    for (const HostSpec& a : alloc.hosts) in_alloc |= a.name == h.name;
+    through_srun &= in_alloc;
+  }
   int np = resolve_np(o, hosts);
   std::string me = my_hostname();
   std::vector<HostPlan> plans;
@@ -64,6 +81,10 @@ int main(int argc, char** argv) {
   LocalAgent local(daemon);
   RemoteAgent remote(o.launch_agent, daemon);
   HostAgents agent(local, remote);
-  Launcher launcher(o, std::move(plans), np, agent);
+  std::string srun = through_srun ? find_srun() : "";
+  if (through_srun && srun.empty())
+    return usage_error("inside Slurm job " + alloc.job_id + " but srun is not on PATH (FTMPI_SRUN names it)");
+  SrunAgent srun_agent(srun, daemon);
+  Launcher launcher(o, std::move(plans), np, through_srun ? static_cast<LaunchAgent&>(srun_agent) : agent);
   return launcher.run();
 }
