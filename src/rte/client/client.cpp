@@ -13,6 +13,7 @@
 #include "base/clock.hpp"
 #include "base/fd.hpp"
 #include "base/log.hpp"
+#include "rte/client/boot_backend.hpp"
 #include "rte/proto/rank_messages.hpp"
 
 namespace ftmpi::rte {
@@ -61,6 +62,13 @@ Err singleton_boot(BootInfo& out) {
 }  // namespace
 
 Client::~Client() { fd::close_quietly(fd_); }
+
+int Client::fd() const { return ext_ ? ext_->fd() : fd_; }
+
+bool Client::has_pending_events() const {
+  if (ext_) return ext_->has_pending_events();
+  return !pending_.empty() || reader_.has_frame();
+}
 
 void Client::lost_daemon(const char* why) {
   FTMPI_LOG(kError, "rte", "control channel to the daemon: %s; exiting", why);
@@ -144,6 +152,14 @@ void Client::wait_for(MsgType type, Frame& out) {
 Err Client::init(BootInfo& out) {
   const char* v = std::getenv("FTMPI_CTRL_FD");
   if (!v || !*v) {
+    if (Err e = open_external_boot(ext_); !ok(e)) return e;
+    if (ext_) {
+      Err e = ext_->init(out);
+      self_ = out.self;
+      world_size_ = out.world_size;
+      modes_ = out.modes;
+      return e;
+    }
     singleton_ = true;
     Err e = singleton_boot(out);
     self_ = out.self;
@@ -210,6 +226,11 @@ Err Client::init(BootInfo& out) {
 }
 
 Err Client::exchange_cards(const Card& mine, std::vector<Card>& all) {
+  if (ext_) {
+    Err e = ext_->exchange_cards(mine, all);
+    exchanged_ = ok(e);
+    return e;
+  }
   Card card = mine;
   // The runtime, not the caller, is the authority on who and where we are.
   card.id = self_;
@@ -273,6 +294,7 @@ Err Client::request_recovery(uint64_t known_event_seq) {
 }
 
 void Client::poll(EventSink& sink) {
+  if (ext_) return ext_->poll(sink);
   if (fd_ >= 0) {
     read_socket();
     Frame f;
@@ -301,6 +323,7 @@ void Client::poll(EventSink& sink) {
 }
 
 Err Client::finalize() {
+  if (ext_) return ext_->finalize();
   if (singleton_) return Err::kOk;
   if (fd_ < 0) return Err::kIntern;
   send_frame(proto::make_frame(proto::FenceEnter{}));
@@ -310,6 +333,7 @@ Err Client::finalize() {
 }
 
 void Client::abort(int code, const std::string& msg) {
+  if (ext_) ext_->abort(code, msg);
   int status = (code & 0xff) == 0 && code != 0 ? 1 : (code & 0xff);
   if (fd_ < 0) {
     std::fprintf(stderr, "MPI_Abort with code %d: %s\n", code, msg.c_str());
@@ -337,6 +361,7 @@ void Client::abort(int code, const std::string& msg) {
 }
 
 void Client::report_suspect(ProcId who) {
+  if (ext_) return ext_->report_suspect(who);
   if (singleton_ || fd_ < 0 || !who.valid()) return;
   send_frame(proto::make_frame(proto::Suspect{who}));
 }

@@ -7,12 +7,14 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "base/auth.hpp"
 #include "base/err.hpp"
 #include "base/proc_id.hpp"
+#include "rte/client/boot_backend.hpp"
 #include "rte/proto/card.hpp"
 #include "rte/proto/frame.hpp"
 #include "rte/proto/modes.hpp"
@@ -65,9 +67,11 @@ class Client {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  // Reads FTMPI_CTRL_FD; without it, fills a singleton BootInfo (world of one).
+  // Reads FTMPI_CTRL_FD; without it, boots through the resource manager that
+  // started the process (PMIx, boot_backend.hpp), or else fills a singleton
+  // BootInfo (world of one).
   Err init(BootInfo& out);
-  int fd() const { return fd_; }
+  int fd() const;
   // Collective over the job: send my card, get everybody's (indexed by slot).
   // A respawned process (BootInfo::restarted) returns when the recovery round
   // that includes it completes: `all` is that round's card table, and
@@ -97,7 +101,7 @@ class Client {
   // poll() has not delivered yet (fd() need not be readable for them).
   // Also frames read from the socket but not parsed yet (wait_for stops at
   // the frame it waits for; those behind it will not wake epoll again).
-  bool has_pending_events() const { return !pending_.empty() || reader_.has_frame(); }
+  bool has_pending_events() const;
 
  private:
   struct Pending {
@@ -130,6 +134,7 @@ class Client {
   RecoveryResult restart_result_;
   proto::FrameReader reader_;
   std::deque<Pending> pending_;
+  std::unique_ptr<BootBackend> ext_;  // booted without a daemon: everything goes there
 };
 
 }  // namespace ftmpi::rte

@@ -1,0 +1,34 @@
+// Chooses the boot backend for a process ftmpirun did not start.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "rte/client/boot_backend.hpp"
+#if FTMPI_HAVE_PMIX
+#include "rte/client/pmix_boot.hpp"
+#endif
+
+namespace ftmpi::rte {
+
+Err open_external_boot(std::unique_ptr<BootBackend>& out) {
+  out.reset();
+  // A PMIx server (Slurm's mpi/pmix plugin, PRRTE) names its clients' namespace and rank.
+  const char* ns = std::getenv("PMIX_NAMESPACE");
+  const char* rank = std::getenv("PMIX_RANK");
+  if (!ns || !*ns || !rank || !*rank) return Err::kOk;
+#if FTMPI_HAVE_PMIX
+  out = make_pmix_boot();
+  return Err::kOk;
+#else
+  // Booting as a singleton would run N separate jobs of one: refuse instead.
+  if (std::atoi(rank) == 0)
+    std::fprintf(stderr,
+                 "ftmpi: started by a PMIx launcher (srun --mpi=pmix), but this ftmpi was built without PMIx: "
+                 "use ftmpirun inside the allocation\n");
+  std::fflush(nullptr);
+  ::_exit(1);
+#endif
+}
+
+}  // namespace ftmpi::rte
