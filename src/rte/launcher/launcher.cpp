@@ -389,8 +389,10 @@ std::vector<std::string> Launcher::job_environment() const {
 
 void Launcher::maybe_shutdown() {
   if (shutdown_sent_) return;
+  // A daemon is still at work until it is done, its link closed or its own
+  // process ended (daemons of an srun step have no process of their own).
   for (const DaemonEntry& d : daemons_)
-    if (!d.done && !d.link_closed && d.pid > 0 && !d.reaped) return;
+    if (!d.done && !d.link_closed && !(d.pid > 0 && d.reaped)) return;
   shutdown_sent_ = true;
   stop_stdin();
   for (DaemonEntry& d : daemons_)

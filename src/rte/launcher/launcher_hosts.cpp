@@ -54,7 +54,8 @@ void Launcher::heartbeat_tick() {
     if (starved) d.conn->touch();
     if (now > d.conn->last_rx_ns() + limit) {
       const std::string quiet = std::to_string((now - d.conn->last_rx_ns()) / 1000000ull);
-      if (d.plan.remote || !fd::process_running(d.pid)) {
+      // (A daemon of an srun step has no process of ours: the step stands for it.)
+      if (d.plan.remote || !(d.pid > 0 ? fd::process_running(d.pid) : step_running())) {
         declare_lost(static_cast<int32_t>(h), "silent for " + quiet + " ms");
         continue;
       }
