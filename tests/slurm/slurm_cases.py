@@ -1,11 +1,16 @@
-"""Running under Slurm (issue 20), on a throw-away single-node Slurm that each
-case brings up and tears down (slurm_cluster.py). Exit 77 (CTest skip) with
+"""Running under Slurm (issue 20), on a throw-away Slurm that each case
+brings up and tears down (slurm_cluster.py): two simulated nodes for
+ftmpirun in an allocation, one node for direct launch (Slurm's mpi/pmix
+cannot run two simulated nodes on one machine). Exit 77 (CTest skip) with
 the reason when Slurm cannot run here.
 
-  alloc          ftmpirun inside `salloc -n N`: hosts and slots from the
-                 allocation, daemons in one srun step; p2p ring and
-                 collectives at np 4 and 8
-  alloc_rebuild  the same, REBUILD with a rank that SIGKILLs itself
+  alloc          ftmpirun inside `salloc -N 2`: hosts and slots from the
+                 allocation, daemons in one srun step (one per node); p2p
+                 ring and collectives at np 4 and 8 across both nodes
+  alloc_rebuild  the same, REBUILD with a rank on the second node that
+                 SIGKILLs itself
+  alloc_lost_node  REBUILD while the second node's daemon is killed: the step
+                 goes on, its rank is respawned on the first node
   direct         srun --mpi=pmix -n N without ftmpid: ring and collectives at
                  np 4 and 8, shared memory between the ranks, and over TCP
   direct_refuse  FT and transparent modes refused at MPI_Init with one line
@@ -50,30 +55,49 @@ def check_ok(r, pattern, count=1):
     expect(found == count, f"expected {count} line(s) matching {pattern!r}, got {found}", r)
 
 
+def alloc(c, per_node):
+    return ["salloc", "-N", str(len(c.nodes)), f"--ntasks-per-node={per_node}"]
+
+
 def case_alloc(c, a):
-    for np in (4, 8):
-        # The daemons run in job step 0 of the allocation, on its node: the
+    for per_node in (2, 4):
+        np = per_node * len(c.nodes)
+        # The daemons run in job step 0 of the allocation, one per node: the
         # ranks they fork inherit the step's variables.
-        r = run(c, ["salloc", "-n", str(np), a.ftmpirun, "sh", "-c", 'echo "step=$SLURM_STEP_ID node=$SLURMD_NODENAME"'])
-        check_ok(r, r"^step=0 node=" + re.escape(c.nodes[0]) + "$", np)
-        r = run(c, ["salloc", "-n", str(np), a.ftmpirun, a.ring])
+        r = run(c, alloc(c, per_node) + [a.ftmpirun, "sh", "-c", 'echo "step=$SLURM_STEP_ID node=$SLURMD_NODENAME"'])
+        for n in c.nodes:
+            check_ok(r, r"^step=0 node=" + re.escape(n) + "$", per_node)
+        r = run(c, alloc(c, per_node) + [a.ftmpirun, a.ring])
         check_ok(r, rf"ring: 1000 laps over {np} ranks ok")
-        r = run(c, ["salloc", "-n", str(np), a.ftmpirun, a.coll, "100000"])
+        r = run(c, alloc(c, per_node) + [a.ftmpirun, a.coll, "100000"])
         check_ok(r, rf"coll_basic: np {np}, \d+ size/root cases checked")
     # --host inside the allocation: the hosts the user named, still through srun.
-    r = run(c, ["salloc", "-n", "8", a.ftmpirun, "--host", c.nodes[0] + ":3", a.ring])
-    check_ok(r, r"ring: 1000 laps over 3 ranks ok")
+    r = run(c, alloc(c, 4) + [a.ftmpirun, "--host", c.nodes[-1] + ":3", "sh", "-c", 'echo "node=$SLURMD_NODENAME"'])
+    check_ok(r, r"^node=" + re.escape(c.nodes[-1]) + "$", 3)
     # A host outside the allocation is started by the usual agents, not srun.
-    r = run(c, ["salloc", "-n", "2", a.ftmpirun, "--host", "127.0.0.7:2", "sh", "-c", 'echo "step=$SLURM_STEP_ID"'])
+    r = run(c, alloc(c, 1) + [a.ftmpirun, "--host", "127.0.0.7:2", "sh", "-c", 'echo "step=$SLURM_STEP_ID"'])
     check_ok(r, r"^step=$", 2)
 
 
 def case_alloc_rebuild(c, a):
-    r = run(c, ["salloc", "-n", "8", a.ftmpirun, "--ft-comm-mode=rebuild", a.ft, "3"])
+    victim = 6  # with 4 ranks per node: on the second node
+    r = run(c, alloc(c, 4) + [a.ftmpirun, "--ft-comm-mode=rebuild", a.ft, str(victim)])
     check_ok(r, r"ft_recovery: ok \(6 iterations, 1 recoveries, final size 8\)")
-    expect(re.search(r"rank 3 \(pid \d+ on .*\) died: killed by signal 9", r.stderr), "no death line", r)
-    expect(re.search(r"respawning rank 3 as incarnation 1", r.stderr), "no respawn line", r)
+    node = re.escape(c.nodes[-1])
+    expect(re.search(rf"rank {victim} \(pid \d+ on {node}\) died: killed by signal 9", r.stderr), "no death line", r)
+    expect(re.search(rf"respawning rank {victim} as incarnation 1 on {node}", r.stderr), "no respawn line", r)
     expect("job survived 1 failure in 1 recovery round" in r.stderr, "no summary line", r)
+
+
+def case_alloc_lost_node(c, a):
+    lost, keeper = c.nodes[-1], c.nodes[0]
+    r = run(c, alloc(c, 2) + [a.ftmpirun, "--ft-comm-mode=rebuild", "--heartbeat-timeout-ms", "3000",
+                               "--inject", f"kill host={lost} at=1s", a.app, "60", "40"])
+    check_ok(r, r"netns_app: ok 60 iterations, 1 recoveries, size 4")
+    expect(re.search(rf"lost host {lost} ", r.stderr), "no lost-host line", r)
+    for rank in (2, 3):
+        expect(re.search(rf"respawning rank {rank} as incarnation 1 on {keeper}", r.stderr),
+               f"rank {rank} not respawned on {keeper}", r)
 
 
 def case_direct(c, a):
@@ -123,9 +147,10 @@ def main():
     p.add_argument("--coll", required=True)
     p.add_argument("--ft", required=True)
     p.add_argument("--failures", required=True)
+    p.add_argument("--app", required=True)
     a = p.parse_args()
     try:
-        with SlurmCluster() as c:
+        with SlurmCluster(nodes=2 if a.case.startswith("alloc") else 1) as c:
             CASES[a.case](c, a)
     except Unavailable as e:
         print(f"SKIP: Slurm cannot run here: {e}")

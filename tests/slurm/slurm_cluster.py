@@ -1,9 +1,17 @@
 """A throw-away Slurm cluster on this machine for the tests: munged,
-slurmctld and one slurmd, each on its own socket, ports and state directory
+slurmctld and slurmd, each on its own socket, ports and state directory
 under a temporary directory, so that it neither needs nor touches a system
-Slurm. Several node names are served by several slurmd processes when the
-slurmd binary was built with multiple-slurmd support; Debian's is not, so the
-cluster is one node (`nodes` says how many it got).
+Slurm.
+
+nodes=1: one node named after this machine. nodes=N>1: N simulated nodes
+n1..nN, one `slurmd -N nI` each on its own port, all on this machine
+(NodeHostname = this machine, NodeAddr 127.0.0.1). Debian's slurmd is not
+built with multiple-slurmd support, so each slurmd gets its own copy of
+slurm.conf (in its own directory, differing only in its spool, pid and log
+files; DebugFlags=NO_CONF_HASH). srun and ftmpirun's daemons work across
+them; Slurm's own mpi/pmix plugin does not (its step daemons of one host
+collide), so direct launch is tested on one node. The node names resolve
+nowhere: ftmpirun needs FTMPI_LAUNCHER_ADDR=127.0.0.1 there (`env` has it).
 
     with SlurmCluster(cpus=16) as c:     # raises Unavailable with a reason
         subprocess.run(["srun", "-n", "4", "hostname"], env=c.env)
@@ -35,8 +43,9 @@ def _which(name):
 
 
 class SlurmCluster:
-    def __init__(self, cpus=16, timeout=30.0):
+    def __init__(self, cpus=16, nodes=1, timeout=30.0):
         self.cpus = cpus
+        self.want_nodes = nodes
         self.timeout = timeout
         self.dir = None
         self.procs = []
@@ -65,7 +74,7 @@ class SlurmCluster:
         return os.path.join(self.dir, *parts)
 
     def _start(self):
-        for d in ("munge", "ctld", "spool", "log"):
+        for d in ("munge", "ctld", "log"):
             os.makedirs(self._path(d), mode=0o700)
         key = self._path("munge", "munge.key")
         with open(key, "wb") as f:
@@ -79,25 +88,26 @@ class SlurmCluster:
         self._wait(lambda: os.path.exists(sock), "munged to create its socket")
 
         host = socket.gethostname()
-        self.nodes = [host]
-        ctld_port, slurmd_port = _free_port(), _free_port()
-        conf = self._path("slurm.conf")
-        with open(conf, "w") as f:
-            f.write(f"""ClusterName=ftmpitest
+        multi = self.want_nodes > 1
+        self.nodes = [f"n{i + 1}" for i in range(self.want_nodes)] if multi else [host]
+        ctld_port = _free_port()
+        node_lines = []
+        for n in self.nodes:
+            extra = f" NodeHostname={host} Port={_free_port()}" if multi else ""
+            node_lines.append(f"NodeName={n}{extra} NodeAddr=127.0.0.1 CPUs={self.cpus} RealMemory=1000 "
+                              "State=UNKNOWN")
+        common = f"""ClusterName=ftmpitest
 SlurmctldHost={host}(127.0.0.1)
 SlurmctldPort={ctld_port}
-SlurmdPort={slurmd_port}
+SlurmdPort={_free_port()}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket={sock}
 StateSaveLocation={self._path('ctld')}
-SlurmdSpoolDir={self._path('spool')}
 SlurmctldPidFile={self._path('ctld', 'slurmctld.pid')}
-SlurmdPidFile={self._path('spool', 'slurmd.pid')}
 SlurmctldLogFile={self._path('log', 'slurmctld.log')}
-SlurmdLogFile={self._path('log', 'slurmd.log')}
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/affinity
 JobAcctGatherType=jobacct_gather/none
@@ -106,6 +116,7 @@ SchedulerType=sched/builtin
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SlurmdParameters=config_overrides
+DebugFlags=NO_CONF_HASH
 MpiDefault=none
 ReturnToService=2
 InactiveLimit=0
@@ -114,22 +125,38 @@ MinJobAge=5
 Waittime=0
 SlurmctldTimeout=30
 SlurmdTimeout=60
-NodeName={host} NodeAddr=127.0.0.1 CPUs={self.cpus} RealMemory=1000 State=UNKNOWN
-PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
+""" + "\n".join(node_lines) + f"""
+PartitionName=test Nodes={",".join(self.nodes)} Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
+"""
+        # One directory per slurmd: its slurm.conf names its own spool, pid and log files.
+        confs = []
+        for n in self.nodes:
+            d = self._path("node-" + n)
+            os.makedirs(os.path.join(d, "spool"), mode=0o700)
+            conf = os.path.join(d, "slurm.conf")
+            with open(conf, "w") as f:
+                f.write(common + f"""SlurmdSpoolDir={d}/spool
+SlurmdPidFile={d}/slurmd.pid
+SlurmdLogFile={self._path('log', 'slurmd-' + n + '.log')}
 """)
+            confs.append(conf)
         self.env = dict(os.environ)
-        self.env["SLURM_CONF"] = conf
+        self.env["SLURM_CONF"] = confs[0]
         for k in list(self.env):
             if k.startswith("SLURM_") and k != "SLURM_CONF":
                 del self.env[k]  # not inside somebody else's allocation
-        self._spawn([self.tools["slurmctld"], "-D", "-i", "-f", conf], "slurmctld")
-        self._spawn([self.tools["slurmd"], "-D", "-f", conf], "slurmd")
+        if multi:
+            self.env["FTMPI_LAUNCHER_ADDR"] = "127.0.0.1"
+        self._spawn([self.tools["slurmctld"], "-D", "-i", "-f", confs[0]], "slurmctld")
+        for n, conf in zip(self.nodes, confs):
+            self._spawn([self.tools["slurmd"], "-D", "-f", conf] + (["-N", n] if multi else []), "slurmd-" + n)
 
         def idle():
-            r = subprocess.run([self.tools["sinfo"], "-h", "-o", "%t"], env=self.env, capture_output=True,
+            r = subprocess.run([self.tools["sinfo"], "-h", "-N", "-o", "%N %t"], env=self.env, capture_output=True,
                                text=True, timeout=10)
-            return r.returncode == 0 and r.stdout.strip() in ("idle", "idle*") and "*" not in r.stdout
-        self._wait(idle, "the node to become idle")
+            states = dict(line.split() for line in r.stdout.splitlines() if line.strip())
+            return r.returncode == 0 and all(states.get(n) == "idle" for n in self.nodes)
+        self._wait(idle, "the nodes to become idle")
 
     def _spawn(self, argv, name):
         log = open(self._path("log", name + ".out"), "wb")
@@ -151,7 +178,8 @@ PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP OverSubscr
             except (subprocess.TimeoutExpired, OSError):
                 pass
             time.sleep(0.2)
-        raise Unavailable(f"timed out waiting for {what}: " + self.log_tail("slurmctld") + self.log_tail("slurmd"))
+        raise Unavailable(f"timed out waiting for {what}: " + self.log_tail("slurmctld") +
+                          "".join(self.log_tail("slurmd-" + n) for n in self.nodes))
 
     def log_tail(self, name, lines=5):
         out = []
@@ -183,10 +211,11 @@ PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP OverSubscr
 
 if __name__ == "__main__":
     import sys
-    with SlurmCluster() as c:
+    with SlurmCluster(nodes=int(sys.argv[1]) if len(sys.argv) > 1 else 1) as c:
         print("nodes:", c.nodes, "conf:", c.env["SLURM_CONF"])
         r = subprocess.run(["srun", "--mpi=pmix", "-n", "4", "sh", "-c", "echo $SLURM_PROCID $PMIX_RANK"],
                            env=c.env, capture_output=True, text=True, timeout=60)
         print(r.returncode, r.stdout, r.stderr)
-        if len(sys.argv) > 1:
-            input("press enter to stop ")
+        r = subprocess.run(["srun", "-N", str(len(c.nodes)), "-n", "4", "sh", "-c", "echo $SLURMD_NODENAME"],
+                           env=c.env, capture_output=True, text=True, timeout=60)
+        print(r.returncode, sorted(r.stdout.split()), r.stderr)
