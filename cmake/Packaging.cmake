@@ -24,13 +24,6 @@ file(MAKE_DIRECTORY ${FTMPI_BUILD_BINDIR} ${_pkg_dir})
 # C++ and uses libcrypto (HMAC handshake) and threads. The shared library
 # records these itself, so only static links name them.
 set(FTMPI_STATIC_LINK_LIBS "-lcrypto -lstdc++ -lm -ldl -lpthread")
-set(FTMPI_STATIC_CMAKE_LIBS "crypto;stdc++;m;\${CMAKE_DL_LIBS};Threads::Threads")
-if(FTMPI_PMIX_FOUND)
-  # Direct launch (srun --mpi=pmix): the archive calls libpmix.
-  list(JOIN PMIX_LDFLAGS " " _pmix_ldflags)
-  string(APPEND FTMPI_STATIC_LINK_LIBS " ${_pmix_ldflags}")
-  set(FTMPI_STATIC_CMAKE_LIBS "${FTMPI_STATIC_CMAKE_LIBS};${PMIX_LINK_LIBRARIES}")
-endif()
 if(TARGET ftmpi_static)
   set(FTMPI_WRAPPER_HAVE_STATIC 1)
 else()

@@ -5,9 +5,7 @@
 #include <cstdlib>
 
 #include "rte/client/boot_backend.hpp"
-#if FTMPI_HAVE_PMIX
 #include "rte/client/pmix_boot.hpp"
-#endif
 
 namespace ftmpi::rte {
 
@@ -17,18 +15,17 @@ Err open_external_boot(std::unique_ptr<BootBackend>& out) {
   const char* ns = std::getenv("PMIX_NAMESPACE");
   const char* rank = std::getenv("PMIX_RANK");
   if (!ns || !*ns || !rank || !*rank) return Err::kOk;
-#if FTMPI_HAVE_PMIX
-  out = make_pmix_boot();
-  return Err::kOk;
-#else
+  if (make_pmix_boot) {
+    out = make_pmix_boot();
+    return Err::kOk;
+  }
   // Booting as a singleton would run N separate jobs of one: refuse instead.
   if (std::atoi(rank) == 0)
     std::fprintf(stderr,
-                 "ftmpi: started by a PMIx launcher (srun --mpi=pmix), but this ftmpi was built without PMIx: "
-                 "use ftmpirun inside the allocation\n");
+                 "ftmpi: started by a PMIx launcher (srun --mpi=pmix), but this ftmpi has no PMIx support (built "
+                 "without PMIx, or linked statically): use ftmpirun inside the allocation\n");
   std::fflush(nullptr);
   ::_exit(1);
-#endif
 }
 
 }  // namespace ftmpi::rte

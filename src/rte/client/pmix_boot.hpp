@@ -14,6 +14,8 @@
 
 namespace ftmpi::rte {
 
-std::unique_ptr<BootBackend> make_pmix_boot();
+// Defined only where the rte_pmix module is linked (libftmpi.so built with
+// PMIx); elsewhere this weak reference is null.
+__attribute__((weak)) std::unique_ptr<BootBackend> make_pmix_boot();
 
 }  // namespace ftmpi::rte
