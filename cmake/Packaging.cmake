@@ -40,17 +40,40 @@ function(_ftmpi_prefixed out base dir)
   endif()
 endfunction()
 
-# --- mpicc / mpicxx ---------------------------------------------------------
+# --- mpicc / mpicxx / mpif90 ---------------------------------------------------
 set(FTMPI_WRAPPER_STATIC_LIBS "${FTMPI_STATIC_LINK_LIBS}")
-foreach(_lang C CXX)
+set(_wrapper_langs C CXX)
+if(TARGET ftmpi_fortran)
+  list(APPEND _wrapper_langs Fortran)
+endif()
+foreach(_lang ${_wrapper_langs})
+  set(FTMPI_WRAPPER_LANG ${_lang})
+  set(FTMPI_WRAPPER_LIBS "-lftmpi")
+  set(FTMPI_WRAPPER_LIBNAMES "ftmpi")
+  set(FTMPI_WRAPPER_STATIC_BINDING "")
+  set(FTMPI_WRAPPER_EXTRA_INCDIR "")
   if(_lang STREQUAL "C")
     set(FTMPI_WRAPPER_NAME mpicc)
     set(FTMPI_WRAPPER_ENV FTMPI_CC)
     set(FTMPI_WRAPPER_DEFAULT cc)
-  else()
+  elseif(_lang STREQUAL "CXX")
     set(FTMPI_WRAPPER_NAME mpicxx)
     set(FTMPI_WRAPPER_ENV FTMPI_CXX)
     set(FTMPI_WRAPPER_DEFAULT c++)
+  else()
+    # The bindings follow gfortran's calling convention, so the default is
+    # the compiler the library was built with (by name: installs move).
+    set(FTMPI_WRAPPER_NAME mpif90)
+    set(FTMPI_WRAPPER_ENV FTMPI_FC)
+    get_filename_component(FTMPI_WRAPPER_DEFAULT ${CMAKE_Fortran_COMPILER} NAME)
+    if(CMAKE_Fortran_COMPILER_ID STREQUAL "GNU")
+      set(FTMPI_WRAPPER_DEFAULT gfortran)
+    endif()
+    set(FTMPI_WRAPPER_LIBS "-lftmpi_fortran -lftmpi")
+    set(FTMPI_WRAPPER_LIBNAMES "ftmpi_fortran ftmpi")
+    if(TARGET ftmpi_fortran_static)
+      set(FTMPI_WRAPPER_STATIC_BINDING "\$libdir/libftmpi_fortran.a ")
+    endif()
   endif()
 
   # Build tree: headers from the source tree, libraries from the build tree.
@@ -58,6 +81,9 @@ foreach(_lang C CXX)
   set(FTMPI_WRAPPER_BIN_TO_PREFIX "")
   set(FTMPI_WRAPPER_INCDIR ${PROJECT_SOURCE_DIR}/include)
   set(FTMPI_WRAPPER_LIBDIR ${FTMPI_BUILD_LIBDIR})
+  if(_lang STREQUAL "Fortran")
+    set(FTMPI_WRAPPER_EXTRA_INCDIR ${FTMPI_FORTRAN_INCDIR})
+  endif()
   configure_file(${PROJECT_SOURCE_DIR}/tools/wrappers/mpicc.in
                  ${FTMPI_BUILD_BINDIR}/${FTMPI_WRAPPER_NAME} @ONLY
                  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
@@ -74,6 +100,7 @@ foreach(_lang C CXX)
     _ftmpi_prefixed(FTMPI_WRAPPER_INCDIR "$prefix" "${CMAKE_INSTALL_INCLUDEDIR}")
     _ftmpi_prefixed(FTMPI_WRAPPER_LIBDIR "$prefix" "${CMAKE_INSTALL_LIBDIR}")
   endif()
+  set(FTMPI_WRAPPER_EXTRA_INCDIR "")
   configure_file(${PROJECT_SOURCE_DIR}/tools/wrappers/mpicc.in
                  ${_pkg_dir}/install/${FTMPI_WRAPPER_NAME} @ONLY
                  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
@@ -85,6 +112,9 @@ endforeach()
 # Relative symlinks: valid in the build tree and, installed as symlinks by
 # install(FILES), in the install tree. The Open MPI spelling mpic++ is free.
 set(_ftmpi_links "mpic++:mpicxx")
+if(TARGET ftmpi_fortran)
+  list(APPEND _ftmpi_links "mpif77:mpif90" "mpifort:mpif90")
+endif()
 if(TARGET ftmpirun)
   list(APPEND _ftmpi_links "mpirun:ftmpirun" "mpiexec:ftmpirun")
 endif()
@@ -99,7 +129,12 @@ endforeach()
 
 # --- install rules -------------------------------------------------------------
 install(FILES ${PROJECT_SOURCE_DIR}/include/mpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-foreach(_lib ftmpi ftmpi_static)
+if(TARGET ftmpi_fortran)
+  # mpif.h and mpi.mod next to mpi.h: one -I serves C and Fortran.
+  install(FILES ${FTMPI_FORTRAN_INCDIR}/mpif.h ${FTMPI_FORTRAN_INCDIR}/mpi.mod
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()
+foreach(_lib ftmpi ftmpi_static ftmpi_fortran ftmpi_fortran_static)
   if(NOT TARGET ${_lib})
     continue()
   endif()
@@ -133,6 +168,10 @@ _ftmpi_prefixed(FTMPI_PC_LIBDIR "\${prefix}" "${CMAKE_INSTALL_LIBDIR}")
 _ftmpi_prefixed(FTMPI_PC_INCLUDEDIR "\${prefix}" "${CMAKE_INSTALL_INCLUDEDIR}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ftmpi.pc.in ${_pkg_dir}/ftmpi.pc @ONLY)
 install(FILES ${_pkg_dir}/ftmpi.pc DESTINATION ${_pc_dir})
+if(TARGET ftmpi_fortran)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/ftmpi-fortran.pc.in ${_pkg_dir}/ftmpi-fortran.pc @ONLY)
+  install(FILES ${_pkg_dir}/ftmpi-fortran.pc DESTINATION ${_pc_dir})
+endif()
 
 # --- CMake package -------------------------------------------------------------
 # Hand-written imported targets instead of install(EXPORT): the exported form

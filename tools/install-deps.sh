@@ -4,8 +4,9 @@
 # PMIx (direct launch under srun --mpi=pmix) and Slurm with munge (the tests
 # of tests/slurm bring up their own single-node Slurm) are optional for a
 # build: without them direct launch is not built and those tests are skipped.
+# gfortran is needed only by the Fortran bindings (skipped without it).
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config python3 libgtest-dev libgmock-dev libssl-dev libisal-dev
+pkgs=(build-essential gfortran cmake pkg-config python3 libgtest-dev libgmock-dev libssl-dev libisal-dev
       iproute2 procps libpmix-dev slurmctld slurmd slurm-client munge)
 if [ "${1:-}" = "--bench" ]; then
   pkgs+=(openmpi-bin libopenmpi-dev mpich libmpich-dev)
