@@ -71,7 +71,7 @@ def configure(top, lib):
                 f"FFLAGS = {FFLAGS}\nFLINKFLAGS = $(FFLAGS)\n"
                 f"MPICC = {lib['cc']}\nCLINK = $(MPICC)\nCMPI_LIB =\nCMPI_INC =\n"
                 f"CFLAGS = -O3\nCLINKFLAGS = $(CFLAGS)\nCC = gcc\nBINDIR = ../bin\n"
-                f"CONVERTFLAG = -DFORTRAN_REC_SIZE=1\nRAND = randi8\n")
+                f"CONVERTFLAG = -DFORTRAN_REC_SIZE=1\nRAND = randdp\n")
 
 
 def build(top, bench, cls, log):
