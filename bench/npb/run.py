@@ -42,6 +42,14 @@ FFLAGS = "-O3 -fallow-argument-mismatch"
 OMPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
+def valid_np(bench, np_):
+    """BT and SP need a square number of processes, EP any, the others a
+    power of two."""
+    if bench in SQUARE:
+        return int(round(np_ ** 0.5)) ** 2 == np_
+    return bench == "ep" or (np_ & (np_ - 1)) == 0
+
+
 def libraries(build):
     b = os.path.join(build, "bin")
     return {
@@ -108,7 +116,9 @@ def main():
     ap.add_argument("--classes", default="S")
     ap.add_argument("--benchmarks", default=",".join(BENCHMARKS))
     ap.add_argument("--libs", default="ftmpi,openmpi,mpich")
-    ap.add_argument("--np-list", default="4,9", help="np 4 for all; the square counts also for BT and SP")
+    ap.add_argument("--np-list", default="4,9",
+                    help="process counts; each benchmark runs at those it accepts (BT, SP: squares; "
+                         "EP: any; the others: powers of two)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per library (median time reported)")
     ap.add_argument("--timeout", type=float, default=1800)
     a = ap.parse_args()
@@ -141,7 +151,7 @@ def main():
         for bench in a.benchmarks.split(","):
             exes = {n: build(tops[n], bench, cls, os.path.join(work, f"build-{n}.log")) for n in names}
             for np_ in nps:
-                if np_ != 4 and (bench not in SQUARE or int(np_ ** 0.5) ** 2 != np_):
+                if not valid_np(bench, np_):
                     continue
                 results = {n: [] for n in names}
                 for _ in range(a.repeat):
@@ -178,7 +188,7 @@ def print_row(cls, row, names, header):
     cells = [row["bench"], str(row["np"]), row["load"]]
     for n in names:
         st, t = row[n]
-        cells += ["ok" if st == "SUCCESSFUL" else st, f"{t:.2f}" if t is not None else "-"]
+        cells += ["ok" if st == "SUCCESSFUL" else st, f"{t:.3f}" if t is not None else "-"]
     for p in peers:
         f, o = row.get("ftmpi", (None, None))[1], row[p][1]
         cells.append(f"{f / o:.2f}" if f and o else "-")
