@@ -4,6 +4,7 @@
     gen_bindings.py --functions spec/mpi12_functions.txt --header include/mpi.h
                     --table src/fortran/bindings.txt --out-c bindings.c
                     --out-mpifh mpif.h
+    gen_bindings.py --functions spec/mpi12_functions.txt --check-lib libftmpi_fortran.so
 
 bindings.c: for every function of the list that is not `special` in the
 table, `mpi_<name>_` (calls MPI_<Name>) and `pmpi_<name>_` (calls
@@ -339,14 +340,35 @@ def gen_mpifh(constants, types, functions, special):
     return "\n".join(out) + "\n"
 
 
+def check_lib(functions, lib):
+    """Every function of the list is exported as mpi_x_ and pmpi_x_, and the
+    procedures and common blocks mpif.h names exist."""
+    import subprocess
+    out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True, check=True).stdout
+    defined = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    want = [p + f.lower() + "_" for f in functions for p in ("", "p")]
+    want += ["mpi_null_copy_fn_", "mpi_null_delete_fn_", "mpi_dup_fn_"]
+    want += [block.lower() + "_" for block, _ in COMMON.values()]
+    missing = [w for w in want if w not in defined]
+    for m in missing:
+        print(f"gen_bindings.py: {lib} does not define {m}", file=sys.stderr)
+    print(f"gen_bindings.py: {len(want) - len(missing)} of {len(want)} Fortran symbols defined")
+    return 1 if missing else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--functions", required=True)
-    ap.add_argument("--header", required=True)
-    ap.add_argument("--table", required=True)
-    ap.add_argument("--out-c", required=True)
-    ap.add_argument("--out-mpifh", required=True)
+    ap.add_argument("--header")
+    ap.add_argument("--table")
+    ap.add_argument("--out-c")
+    ap.add_argument("--out-mpifh")
+    ap.add_argument("--check-lib", help="instead of generating: check what this library exports")
     a = ap.parse_args()
+    if a.check_lib:
+        return check_lib(read_functions(a.functions), a.check_lib)
+    if not (a.header and a.table and a.out_c and a.out_mpifh):
+        ap.error("--header, --table, --out-c and --out-mpifh are needed to generate")
     try:
         functions = read_functions(a.functions)
         table, special, types = read_table(a.table)
