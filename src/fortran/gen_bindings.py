@@ -296,7 +296,7 @@ def fortran_lines(decl, names, values=None):
     return out
 
 
-def gen_mpifh(constants, types, functions, special):
+def gen_mpifh(constants, types):
     values = dict(constants)
     names = [n for n, _ in constants]
     for n, v in STATUS_INDEX.items():
@@ -381,7 +381,7 @@ def main():
             if fname not in functions:
                 raise GenError(f"bindings.txt: special {fname} is not in the function list")
         c = gen_c(functions, protos, table, special)
-        h = gen_mpifh(read_constants(text), types, functions, special)
+        h = gen_mpifh(read_constants(text), types)
     except GenError as e:
         print(f"gen_bindings.py: {e}", file=sys.stderr)
         return 1
