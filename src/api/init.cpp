@@ -91,6 +91,7 @@ int PMPI_Init(int* argc, char*** argv) {
     gethostname(host, sizeof host - 1);
     r->processor_name = host;
   }
+  r->engine.set_progress_hook(&r->nbc);
   g_rt = r.release();
   make_predefined(*g_rt);
   g_rt->main_thread = std::this_thread::get_id();

@@ -10,6 +10,7 @@
 
 #include "api/bsend_pool.hpp"
 #include "api/handle_table.hpp"
+#include "coll/nbc/schedule.hpp"
 #include "comm/model/communicator.hpp"
 #include "dtype/datatype.hpp"
 #include "ftmodes/controller.hpp"
@@ -78,6 +79,8 @@ struct Runtime {
   rte::Client client;
   rte::BootInfo boot;
   p2p::Engine engine;
+  // Schedules of the nonblocking collectives: the engine's progress hook.
+  coll::nbc::NbcEngine nbc{engine};
   HandleTable<comm::Communicator> comms{Kind::kComm, 3};
   HandleTable<TypeObj> types{Kind::kDatatype, 64};
   HandleTable<ErrhandlerObj> errhandlers{Kind::kErrhandler, 8};
