@@ -894,6 +894,13 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
                   void *recvbuf, const int recvcounts[], const int rdispls[],
                   const MPI_Datatype recvtypes[], MPI_Comm comm);
 
+/* communicators */
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+                          MPI_Comm *newcomm);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                        MPI_Comm *newcomm);
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+
 /* nonblocking collectives */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
@@ -1052,6 +1059,11 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
                    const int sdispls[], const MPI_Datatype sendtypes[],
                    void *recvbuf, const int recvcounts[], const int rdispls[],
                    const MPI_Datatype recvtypes[], MPI_Comm comm);
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+                           MPI_Comm *newcomm);
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
+                         MPI_Info info, MPI_Comm *newcomm);
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
                 MPI_Comm comm, MPI_Request *request);

@@ -103,6 +103,9 @@ struct Runtime {
   std::string processor_name;
   // MPI_Buffer_attach's buffer and the buffered messages in it (bsend.cpp).
   BsendPool bsend;
+  // MPI_Comm_create_group calls so far per (parent context, group and tag
+  // salt): part of the new context id (comm_mpi3.cpp).
+  std::map<std::pair<uint64_t, uint64_t>, uint32_t> create_group_calls;
   // MPI_Init_thread: the level granted and the thread that initialised.
   int thread_level = MPI_THREAD_SINGLE;
   std::thread::id main_thread;

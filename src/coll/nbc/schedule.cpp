@@ -53,11 +53,14 @@ bool Schedule::round_done(Err* e) {
     }
     if (r->st_err == Err::kTruncate && ok(result_)) result_ = Err::kTruncate;
   }
+  if (std::all_of(inflight_.begin(), inflight_.end(), [](const p2p::Request* r) { return r->complete; })) return true;
+  // Waiting on: give up if a member is dead (a round whose transfers all
+  // completed still counts, whoever died since).
   if (team_.member_dead()) {
     *e = Err::kOther;
     return true;
   }
-  return std::all_of(inflight_.begin(), inflight_.end(), [](const p2p::Request* r) { return r->complete; });
+  return false;
 }
 
 bool Schedule::poll() {
