@@ -4,7 +4,7 @@ namespace ftmpi::api {
 
 std::unique_ptr<coll::nbc::Schedule> open_schedule(Call& call, comm::Communicator& c, int* code) {
   // No atomic vote here: a schedule never runs the agreement (spec
-  // ft-collectives.md §5), so a refused call owes nobody a vote.
+  // ft-collectives.md §7), so a refused call owes nobody a vote.
   if (call.ft_blocked_collective(&c, code)) return nullptr;
   p2p::Request* r = rt()->engine.alloc_request();
   r->kind = p2p::ReqKind::kColl;

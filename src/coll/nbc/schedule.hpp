@@ -19,7 +19,7 @@
 // collectives on a communicator in the same order (MPI-3.1 §5.12), so they
 // draw the same numbers.
 //
-// Failures (spec/ft-collectives.md §5): a schedule stops with kOther as
+// Failures (spec/ft-collectives.md §7): a schedule stops with kOther as
 // soon as one of its requests fails or a member of its team is known dead;
 // its requests in flight are abandoned (p2p::Engine::abandon) and its
 // buffers stay alive until the engine has released them. The user's

@@ -1,4 +1,4 @@
-/* A process dies during nonblocking collectives (spec/ft-collectives.md §5),
+/* A process dies during nonblocking collectives (spec/ft-collectives.md §7),
  * in every communicator mode (MANUAL recovery):
  *   - the victim (world rank 2) completes one round of nonblocking
  *     collectives with the others, starts a large MPI_Iallreduce (so its
