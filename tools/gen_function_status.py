@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Which MPI-1.2 functions libftmpi implements, and is the public header whole.
+"""Which MPI functions libftmpi implements, and is the public header whole.
 
 Generate the status document:
     gen_function_status.py --lib build/lib/libftmpi.so --out docs/mpi-functions.md
@@ -9,6 +9,9 @@ Check (exit status 1 on any finding, each printed on stderr):
     gen_function_status.py --check [--lib PATH] [--out docs/mpi-functions.md]
   - every function of spec/mpi12_functions.txt has an MPI_ and a PMPI_
     prototype in include/mpi.h, and the two have the same signature;
+  - with --lib, for spec/mpi23_functions.txt (the MPI-2/3 names): the header
+    declares exactly the ones the library implements (a name it lacks must
+    not compile), MPI_ and PMPI_ alike;
   - with --lib: the library exports no MPI_/PMPI_/FTMPIX_ symbol that the
     header does not declare (an undeclared entry point is unusable from C);
   - with --out: the document equals what would be generated now.
@@ -25,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_LIST = ROOT / "spec" / "mpi12_functions.txt"
+DEFAULT_LIST23 = ROOT / "spec" / "mpi23_functions.txt"
 DEFAULT_HEADER = ROOT / "include" / "mpi.h"
 
 CHAPTERS = {
@@ -36,11 +40,18 @@ CHAPTERS = {
     "prof": "Profiling interface (ch. 8)",
 }
 
+CHAPTERS23 = {
+    "mpi2": "MPI-2 names of MPI-1 functionality, info objects, names, environment",
+    "coll": "MPI-2 and MPI-3 blocking collectives (MPI-3.1 ch. 5)",
+    "comm": "MPI-3 communicator constructors (MPI-3.1 ch. 6)",
+    "nbc": "Nonblocking collectives (MPI-3.1 §5.12)",
+}
+
 # Exported C names that belong to the public API and so must be declared.
 API_SYMBOL = re.compile(r"^P?(MPI|FTMPIX)_\w+$")
 
 
-def read_function_list(path):
+def read_function_list(path, chapters=CHAPTERS):
     """[(chapter, name)] in file order; raises ValueError on a bad line."""
     entries, seen = [], set()
     for lineno, raw in enumerate(path.read_text().splitlines(), 1):
@@ -48,7 +59,7 @@ def read_function_list(path):
         if not line:
             continue
         parts = line.split()
-        if len(parts) != 2 or parts[0] not in CHAPTERS or not parts[1].startswith("MPI_"):
+        if len(parts) != 2 or parts[0] not in chapters or not parts[1].startswith("MPI_"):
             raise ValueError(f"{path}:{lineno}: expected '<chapter> MPI_<name>', got {raw!r}")
         if parts[1] in seen:
             raise ValueError(f"{path}:{lineno}: {parts[1]} listed twice")
@@ -116,6 +127,38 @@ def status_of(name, symbols):
     return "missing"
 
 
+def render23(entries, symbols):
+    """The MPI-2/3 part of the document."""
+    rows = [(c, n, status_of(n, symbols)) for c, n in entries]
+    done = sum(st == "implemented" for _, _, st in rows)
+    out = ["", "# MPI-2 and MPI-3 functions in libftmpi", "",
+           "From `spec/mpi23_functions.txt`: the newer calls programs use most. The",
+           "header declares exactly the implemented ones; the missing ones do not",
+           "compile. `MPI_VERSION` stays 1.2 (one-sided communication, I/O, dynamic",
+           "processes and the rest of MPI-2/3 are not provided).", "",
+           f"**Total: {done} of {len(rows)} implemented.**"]
+    for c, title in CHAPTERS23.items():
+        mine = [(n, st) for ch, n, st in rows if ch == c]
+        out += ["", f"## {c}: {title}", "", f"{sum(st == 'implemented' for _, st in mine)} of {len(mine)} implemented.",
+                "", "| function | status |", "|---|---|"]
+        out += [f"| `{n}` | {st} |" for n, st in mine]
+    return "\n".join(out) + "\n"
+
+
+def check_header23(entries, decls, symbols, header):
+    problems = []
+    for _, name in entries:
+        implemented = status_of(name, symbols) == "implemented"
+        for n in (name, "P" + name):
+            if implemented and n not in decls:
+                problems.append(f"{header} has no prototype for {n}")
+            if not implemented and n in decls:
+                problems.append(f"{header} declares {n}, which the library does not implement")
+        if implemented and name in decls and "P" + name in decls and decls[name] != decls["P" + name]:
+            problems.append(f"{name} and P{name} differ")
+    return problems
+
+
 def render(entries, symbols):
     by_chapter = {c: [] for c in CHAPTERS}
     for chapter, name in entries:
@@ -168,6 +211,7 @@ def check_library(symbols, decls, header):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--list", type=Path, default=DEFAULT_LIST, help="function list")
+    ap.add_argument("--list23", type=Path, default=DEFAULT_LIST23, help="MPI-2/3 function list")
     ap.add_argument("--header", type=Path, default=DEFAULT_HEADER, help="public header")
     ap.add_argument("--lib", type=Path, help="libftmpi.so to inspect")
     ap.add_argument("--out", type=Path, help="status document to write (or compare with --check)")
@@ -176,6 +220,7 @@ def main(argv=None):
 
     try:
         entries = read_function_list(args.list)
+        entries23 = read_function_list(args.list23, CHAPTERS23)
     except (OSError, ValueError) as e:
         print(f"gen_function_status: {e}", file=sys.stderr)
         return 2
@@ -183,7 +228,7 @@ def main(argv=None):
         print(f"gen_function_status: no library at {args.lib}", file=sys.stderr)
         return 2
     symbols = read_library_symbols(args.lib) if args.lib else set()
-    text = render(entries, symbols)
+    text = render(entries, symbols) + render23(entries23, symbols)
 
     if not args.check:
         if args.out is None:
@@ -196,6 +241,7 @@ def main(argv=None):
     problems = check_header(entries, decls, args.header)
     if args.lib:
         problems += check_library(symbols, decls, args.header)
+        problems += check_header23(entries23, decls, symbols, args.header)
     if args.out is not None:
         current = args.out.read_text() if args.out.is_file() else ""
         if current != text:

@@ -29,6 +29,9 @@ inline Err check_count(int count, Why& w) {
 Err check_type(MPI_Datatype h, const dtype::TypeRef** out, Why& w);
 
 inline Err check_buffer(const void* buf, int count, const dtype::TypeRef& t, Why& w) {
+  // The collectives replace MPI_IN_PLACE where it is allowed (in_place.hpp)
+  // before checking: any left is misplaced.
+  if (buf == MPI_IN_PLACE) return w.set(Err::kBuffer, "MPI_IN_PLACE is not allowed for this buffer");
   // A null buffer is legitimate with MPI_BOTTOM and absolute-address types,
   // so only builtin types make it an error.
   if (!buf && count > 0 && t->is_builtin() && t->size() > 0)

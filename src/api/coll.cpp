@@ -2,9 +2,10 @@
 // and scatter (coll_all.cpp: the all-to-all family; coll_reduce.cpp:
 // reductions). Arguments a process does not use (the root's receive side on
 // other processes, ...) are not checked, as the standard says they are
-// "significant only at root".
+// "significant only at root". MPI_IN_PLACE (MPI-2) at the root: in_place.hpp.
 #include "api/call.hpp"
 #include "api/coll_support.hpp"
+#include "api/in_place.hpp"
 #include "api/pmpi.hpp"
 #include "coll/collectives.hpp"
 
@@ -26,6 +27,18 @@ int rooted_blocks(const char* name, bool gather, void* sbuf, int scount, MPI_Dat
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
   if (!ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
   const bool is_root = c->rank() == root;
+  InPlace ip;
+  if (is_root && gather && sbuf == MPI_IN_PLACE) {
+    TypeObj* t = rt()->types.get(rtype);
+    const long long off = t ? static_cast<long long>(root) * rcount * t->type->extent() : 0;
+    sbuf = ip.copy(static_cast<uint8_t*>(rbuf) + off, rcount, rtype);
+    scount = rcount;
+    stype = rtype;
+  } else if (is_root && !gather && rbuf == MPI_IN_PLACE) {
+    rbuf = ip.room(sbuf, scount, stype);
+    rcount = scount;
+    rtype = stype;
+  }
   // gather: everyone sends, the root receives; scatter: the reverse.
   const bool check_send = gather || is_root, check_recv = !gather || is_root;
   if (check_send && !ok(e = check_side(sbuf, scount, stype, &st, w))) return call.fail(c, e, "%s", w.text);
@@ -98,8 +111,18 @@ int PMPI_Gatherv(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int* rc
   Why w;
   Err e;
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
-  if (!ok(e = check_root(*c, root, w)) || !ok(e = check_side(sbuf, scount, stype, &st, w)))
-    return call.fail(c, e, "%s", w.text);
+  if (!ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
+  InPlace ip;
+  if (c->rank() == root && sbuf == MPI_IN_PLACE) {
+    if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(displs, "displs", w)))
+      return call.fail(c, e, "%s", w.text);
+    TypeObj* t = rt()->types.get(rtype);
+    const long long off = t ? static_cast<long long>(displs[root]) * t->type->extent() : 0;
+    sbuf = ip.copy(static_cast<uint8_t*>(rbuf) + off, rcounts[root], rtype);
+    scount = rcounts[root];
+    stype = rtype;
+  }
+  if (!ok(e = check_side(sbuf, scount, stype, &st, w))) return call.fail(c, e, "%s", w.text);
   if (c->rank() == root) {
     if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(displs, "displs", w)) ||
         !ok(e = check_type(rtype, &rt_, w)) || !ok(e = check_buffer(rbuf, rcounts[root], *rt_, w)) ||
@@ -126,8 +149,15 @@ int PMPI_Scatterv(void* sbuf, int* scounts, int* displs, MPI_Datatype stype, voi
   Why w;
   Err e;
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
-  if (!ok(e = check_root(*c, root, w)) || !ok(e = check_side(rbuf, rcount, rtype, &rt_, w)))
-    return call.fail(c, e, "%s", w.text);
+  if (!ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
+  InPlace ip;
+  if (c->rank() == root && rbuf == MPI_IN_PLACE) {
+    if (!ok(e = check_counts(scounts, c->size(), "sendcounts", w))) return call.fail(c, e, "%s", w.text);
+    rbuf = ip.room(sbuf, scounts[root], stype);
+    rcount = scounts[root];
+    rtype = stype;
+  }
+  if (!ok(e = check_side(rbuf, rcount, rtype, &rt_, w))) return call.fail(c, e, "%s", w.text);
   if (c->rank() == root) {
     if (!ok(e = check_counts(scounts, c->size(), "sendcounts", w)) || !ok(e = check_displs(displs, "displs", w)) ||
         !ok(e = check_type(stype, &st, w)) || !ok(e = check_buffer(sbuf, scounts[root], *st, w)) ||

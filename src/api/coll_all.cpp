@@ -1,7 +1,11 @@
 // Collective entry points where every process sends to every other:
-// MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv.
+// MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv (MPI_IN_PLACE
+// as MPI-2 allows: in_place.hpp).
+#include <algorithm>
+
 #include "api/call.hpp"
 #include "api/coll_support.hpp"
+#include "api/in_place.hpp"
 #include "api/pmpi.hpp"
 #include "coll/collectives.hpp"
 
@@ -17,6 +21,17 @@ int all_blocks(const char* name, bool to_all, void* sbuf, int scount, MPI_Dataty
   int code = MPI_SUCCESS;
   comm::Communicator* c = coll_comm(call, ch, &code);
   if (!c) return code;
+  InPlace ip;
+  if (sbuf == MPI_IN_PLACE) {
+    // The input is this process's block of the receive buffer (allgather)
+    // or the whole receive buffer (alltoall).
+    TypeObj* t = rt()->types.get(rtype);
+    const long long off = t && !to_all ? static_cast<long long>(c->rank()) * rcount * t->type->extent() : 0;
+    sbuf = ip.copy(static_cast<uint8_t*>(rbuf) + off, to_all ? static_cast<long long>(rcount) * c->size() : rcount,
+                   rtype);
+    scount = rcount;
+    stype = rtype;
+  }
   Why w;
   Err e;
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
@@ -57,6 +72,16 @@ int PMPI_Allgatherv(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int*
   Err e;
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
   const int me = c->rank();
+  InPlace ip;
+  if (sbuf == MPI_IN_PLACE) {
+    if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(displs, "displs", w)))
+      return call.fail(c, e, "%s", w.text);
+    TypeObj* t = rt()->types.get(rtype);
+    const long long off = t ? static_cast<long long>(displs[me]) * t->type->extent() : 0;
+    sbuf = ip.copy(static_cast<uint8_t*>(rbuf) + off, rcounts[me], rtype);
+    scount = rcounts[me];
+    stype = rtype;
+  }
   if (!ok(e = check_side(sbuf, scount, stype, &st, w)) ||
       !ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(displs, "displs", w)) ||
       !ok(e = check_side(rbuf, rcounts[me], rtype, &rt_, w)) ||
@@ -81,6 +106,17 @@ int PMPI_Alltoallv(void* sbuf, int* scounts, int* sdispls, MPI_Datatype stype, v
   Err e;
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
   const int me = c->rank();
+  InPlace ip;
+  if (sbuf == MPI_IN_PLACE) {
+    if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(rdispls, "rdispls", w)))
+      return call.fail(c, e, "%s", w.text);
+    long long hi = 0;
+    for (int r = 0; r < c->size(); ++r) hi = std::max(hi, static_cast<long long>(rdispls[r]) + rcounts[r]);
+    sbuf = ip.copy(rbuf, hi, rtype);
+    scounts = rcounts;
+    sdispls = rdispls;
+    stype = rtype;
+  }
   if (!ok(e = check_counts(scounts, c->size(), "sendcounts", w)) || !ok(e = check_displs(sdispls, "sdispls", w)) ||
       !ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(rdispls, "rdispls", w)) ||
       !ok(e = check_side(sbuf, scounts[me], stype, &st, w)) || !ok(e = check_side(rbuf, rcounts[me], rtype, &rt_, w)) ||

@@ -1,7 +1,8 @@
 // Reduction entry points: MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter,
-// MPI_Scan.
+// MPI_Scan (with MPI-2's MPI_IN_PLACE: in_place.hpp).
 #include "api/call.hpp"
 #include "api/coll_support.hpp"
+#include "api/in_place.hpp"
 #include "api/pmpi.hpp"
 #include "coll/collectives.hpp"
 
@@ -25,6 +26,9 @@ int reduction(const char* name, Reduction kind, void* sbuf, void* rbuf, int coun
   BoundOp op;
   if (kind == Reduction::kReduce && !ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
   const bool receives = kind != Reduction::kReduce || c->rank() == root;
+  // MPI_IN_PLACE: the root of a reduce, every process of the others.
+  InPlace ip;
+  if (sbuf == MPI_IN_PLACE && receives) sbuf = ip.copy(rbuf, count, dt);
   if (!ok(e = check_side(sbuf, count, dt, &t, w)) || (receives && !ok(e = check_buffer(rbuf, count, *t, w))) ||
       !ok(e = bind_op(oph, dt, *t, &op, w)) ||
       (receives && !ok(e = check_not_aliased(sbuf, bytes_of(count, *t), rbuf, bytes_of(count, *t), w))))
@@ -78,6 +82,8 @@ int PMPI_Reduce_scatter(void* sbuf, void* rbuf, int* rcounts, MPI_Datatype dt, M
   for (int r = 0; r < c->size(); ++r) total += rcounts[r];
   if (total > INT_MAX) return call.fail(c, Err::kCount, "the counts add up to %lld, more than an int holds", total);
   const int mine = rcounts[c->rank()];
+  InPlace ip;
+  if (sbuf == MPI_IN_PLACE) sbuf = ip.copy(rbuf, total, dt);
   if (!ok(e = check_side(sbuf, static_cast<int>(total), dt, &t, w)) || !ok(e = check_buffer(rbuf, mine, *t, w)) ||
       !ok(e = bind_op(oph, dt, *t, &op, w)) ||
       !ok(e = check_not_aliased(sbuf, bytes_of(static_cast<int>(total), *t), rbuf, bytes_of(mine, *t), w)))

@@ -10,6 +10,7 @@
 #include "api/args.hpp"
 #include "api/call.hpp"
 #include "api/pmpi.hpp"
+#include "api/type_support.hpp"
 
 namespace ftmpi::api {
 
@@ -22,44 +23,6 @@ Err check_type(MPI_Datatype h, const dtype::TypeRef** out, Why& w) {
 }
 
 namespace {
-
-// Any valid datatype, committed or not (constructors and queries).
-const dtype::Type* any_type(MPI_Datatype h) {
-  TypeObj* t = rt()->types.get(h);
-  return t ? t->type.get() : nullptr;
-}
-
-int bad_type(Call& call, MPI_Datatype h) {
-  return call.fail(nullptr, Err::kType, h == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL" : "invalid datatype");
-}
-
-// Common tail of the constructors: register the new type or report.
-template <typename Build>
-int construct(Call& call, MPI_Datatype* newtype, Build&& build) {
-  dtype::TypeRef out;
-  Err e;
-  try {
-    e = build(&out);
-  } catch (const std::bad_alloc&) {
-    return call.fail(nullptr, Err::kIntern, "out of memory");
-  }
-  if (!ok(e)) {
-    return call.fail(nullptr, e, e == Err::kCount ? "count is negative"
-                                 : "negative block length or a size or bound beyond 64 bits");
-  }
-  auto obj = std::make_unique<TypeObj>();
-  obj->type = std::move(out);
-  *newtype = rt()->types.add(std::move(obj));
-  return MPI_SUCCESS;
-}
-
-// Arguments every constructor checks first; returns MPI_SUCCESS or the code.
-int check_common(Call& call, int count, bool arrays_given, MPI_Datatype* newtype) {
-  if (!newtype) return call.fail(nullptr, Err::kArg, "newtype pointer is null");
-  if (count < 0) return call.fail(nullptr, Err::kCount, "count %d is negative", count);
-  if (count > 0 && !arrays_given) return call.fail(nullptr, Err::kArg, "an array argument is null");
-  return MPI_SUCCESS;
-}
 
 int query_bound(const char* name, MPI_Datatype dt, MPI_Aint* out, int64_t (dtype::Type::*what)() const) {
   Call call(name);
@@ -85,7 +48,8 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
   if (int c = check_common(call, count, true, newtype); c != MPI_SUCCESS) return c;
   const dtype::Type* old = any_type(oldtype);
   if (!old) return bad_type(call, oldtype);
-  return construct(call, newtype, [&](dtype::TypeRef* out) { return dtype::make_contiguous(count, *old, out); });
+  return construct(call, newtype, [&](dtype::TypeRef* out) { return dtype::make_contiguous(count, *old, out); },
+                   envelope(MPI_COMBINER_CONTIGUOUS, {count}, {}, {oldtype}));
 }
 FTMPI_WEAK_ALIAS(MPI_Type_contiguous, PMPI_Type_contiguous)
 
@@ -97,7 +61,8 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
   if (!old) return bad_type(call, oldtype);
   if (blocklength < 0) return call.fail(nullptr, Err::kArg, "block length %d is negative", blocklength);
   return construct(call, newtype,
-                   [&](dtype::TypeRef* out) { return dtype::make_vector(count, blocklength, stride, *old, out); });
+                   [&](dtype::TypeRef* out) { return dtype::make_vector(count, blocklength, stride, *old, out); },
+                   envelope(MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {oldtype}));
 }
 FTMPI_WEAK_ALIAS(MPI_Type_vector, PMPI_Type_vector)
 
@@ -109,7 +74,8 @@ int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype 
   if (!old) return bad_type(call, oldtype);
   if (blocklength < 0) return call.fail(nullptr, Err::kArg, "block length %d is negative", blocklength);
   return construct(call, newtype,
-                   [&](dtype::TypeRef* out) { return dtype::make_hvector(count, blocklength, stride, *old, out); });
+                   [&](dtype::TypeRef* out) { return dtype::make_hvector(count, blocklength, stride, *old, out); },
+                   envelope(MPI_COMBINER_HVECTOR_INTEGER, {count, blocklength}, {stride}, {oldtype}));
 }
 FTMPI_WEAK_ALIAS(MPI_Type_hvector, PMPI_Type_hvector)
 
@@ -124,7 +90,7 @@ int PMPI_Type_indexed(int count, int* blocklengths, int* displacements, MPI_Data
   const size_t n = static_cast<size_t>(count);
   return construct(call, newtype, [&](dtype::TypeRef* out) {
     return dtype::make_indexed({blocklengths, n}, {displacements, n}, *old, out);
-  });
+  }, envelope(MPI_COMBINER_INDEXED, concat({count}, {blocklengths, n}, {displacements, n}), {}, {oldtype}));
 }
 FTMPI_WEAK_ALIAS(MPI_Type_indexed, PMPI_Type_indexed)
 
@@ -140,7 +106,7 @@ int PMPI_Type_hindexed(int count, int* blocklengths, MPI_Aint* displacements, MP
   return construct(call, newtype, [&](dtype::TypeRef* out) {
     std::vector<int64_t> disp(displacements, displacements + n);
     return dtype::make_hindexed({blocklengths, n}, disp, *old, out);
-  });
+  }, envelope(MPI_COMBINER_HINDEXED_INTEGER, concat({count}, {blocklengths, n}), {displacements, displacements + n}, {oldtype}));
 }
 FTMPI_WEAK_ALIAS(MPI_Type_hindexed, PMPI_Type_hindexed)
 
@@ -160,7 +126,8 @@ int PMPI_Type_struct(int count, int* blocklengths, MPI_Aint* displacements, MPI_
   return construct(call, newtype, [&](dtype::TypeRef* out) {
     std::vector<int64_t> disp(displacements, displacements + n);
     return dtype::make_struct({blocklengths, n}, disp, members, out);
-  });
+  }, envelope(MPI_COMBINER_STRUCT_INTEGER, concat({count}, {blocklengths, n}), {displacements, displacements + n},
+              {types, types + n}));
 }
 FTMPI_WEAK_ALIAS(MPI_Type_struct, PMPI_Type_struct)
 
@@ -182,6 +149,9 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
   Runtime& R = *rt();
   if (!R.types.get(*datatype)) return bad_type(call, *datatype);
   if (R.types.is_predefined(*datatype)) return call.fail(nullptr, Err::kType, "a predefined datatype cannot be freed");
+  // Attributes go first: their delete callbacks may still look at the type.
+  if (int rc = R.types.get(*datatype)->attrs.clear(*datatype); rc != 0)
+    return call.fail(nullptr, static_cast<Err>(rc), "an attribute delete callback returned %d", rc);
   R.types.remove(*datatype);  // pending operations keep their own reference
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;

@@ -10,7 +10,7 @@
 #include "mpi.h"
 
 namespace {
-const char* const kClassText[] = {
+const char* const kClassText[MPI_ERR_LASTCODE + 1] = {
     "MPI_SUCCESS: no error",
     "MPI_ERR_BUFFER: invalid buffer pointer",
     "MPI_ERR_COUNT: invalid count argument",
@@ -31,6 +31,11 @@ const char* const kClassText[] = {
     "MPI_ERR_INTERN: internal error in the MPI library",
     "MPI_ERR_IN_STATUS: error code is in the status",
     "MPI_ERR_PENDING: pending request",
+    "MPI_ERR_KEYVAL: invalid keyval",
+    "MPI_ERR_INFO_KEY: invalid info key (empty or longer than MPI_MAX_INFO_KEY)",
+    "MPI_ERR_INFO_VALUE: invalid info value (longer than MPI_MAX_INFO_VAL)",
+    "MPI_ERR_INFO_NOKEY: the info key is not defined",
+    "MPI_ERR_NO_MEM: out of memory (MPI_Alloc_mem)",
 };
 }  // namespace
 

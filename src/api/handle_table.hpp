@@ -8,7 +8,7 @@
 
 namespace ftmpi::api {
 
-enum class Kind : int { kComm = 1, kGroup = 2, kDatatype = 3, kOp = 4, kErrhandler = 5, kRequest = 6 };
+enum class Kind : int { kComm = 1, kGroup = 2, kDatatype = 3, kOp = 4, kErrhandler = 5, kRequest = 6, kInfo = 7 };
 
 inline constexpr int make_handle(Kind k, int index) { return (static_cast<int>(k) << 26) | index; }
 inline constexpr int handle_index(int h) { return h & ((1 << 26) - 1); }

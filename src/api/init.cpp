@@ -38,6 +38,7 @@ void make_predefined(Runtime& r) {
   for (int b = 1; b <= dtype::kNumBuiltins; ++b) {
     auto t = std::make_unique<TypeObj>();
     t->type = dtype::builtin_ref(static_cast<dtype::Builtin>(b));
+    t->name = dtype::info(static_cast<dtype::Builtin>(b)).name;
     r.types.set_predefined(b, std::move(t));
   }
 }
@@ -90,8 +91,10 @@ int PMPI_Init(int* argc, char*** argv) {
     gethostname(host, sizeof host - 1);
     r->processor_name = host;
   }
+  r->engine.set_progress_hook(&r->nbc);
   g_rt = r.release();
   make_predefined(*g_rt);
+  g_rt->main_thread = std::this_thread::get_id();
   ft_attach(*g_rt);
   g_phase = Phase::kRunning;
   return g_rt->boot.restarted ? MPI_INIT_RESTARTED_NODE : MPI_SUCCESS;

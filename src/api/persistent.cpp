@@ -121,6 +121,9 @@ int PMPI_Request_free(MPI_Request* request) {
   if (*request == MPI_REQUEST_NULL) return call.fail(nullptr, Err::kRequest, "request is MPI_REQUEST_NULL");
   p2p::Request* r = lookup_request(*request);
   if (!r) return call.fail(nullptr, Err::kRequest, "invalid request handle");
+  // MPI-3.1 §5.12: erroneous for a nonblocking collective's request.
+  if (r->kind == p2p::ReqKind::kColl)
+    return call.fail(r->comm, Err::kRequest, "a nonblocking collective's request cannot be freed");
   // An operation in flight goes on and the engine releases the request when
   // it ends (MPI-1.2 §3.7.3); anything else goes now.
   if (r->complete || is_inactive(r)) rt()->engine.release_request(r);
@@ -138,6 +141,8 @@ int PMPI_Cancel(MPI_Request* request) {
   p2p::Request* r = lookup_request(*request);
   if (!r) return call.fail(nullptr, Err::kRequest, "invalid request handle");
   if (is_inactive(r)) return call.fail(r->comm, Err::kRequest, "persistent request is not active");
+  if (r->kind == p2p::ReqKind::kColl)
+    return call.fail(r->comm, Err::kRequest, "a nonblocking collective cannot be cancelled");
   // The outcome shows in the status: cancelled, or completed normally.
   rt()->engine.cancel(r);
   return MPI_SUCCESS;

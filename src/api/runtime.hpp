@@ -2,12 +2,15 @@
 // MPI_Finalize. Every MPI_ entry point reaches the engine and the handle
 // tables through rt(); nothing below src/api knows about handles.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/bsend_pool.hpp"
 #include "api/handle_table.hpp"
+#include "coll/nbc/schedule.hpp"
 #include "comm/model/communicator.hpp"
 #include "dtype/datatype.hpp"
 #include "ftmodes/controller.hpp"
@@ -30,8 +33,28 @@ struct ErrhandlerObj {
   MPI_Handler_function* fn = nullptr;  // null for the two predefined ones
 };
 
+// How a datatype was made, as MPI_Type_get_envelope / get_contents report
+// it: the combiner and the constructor's arguments. `types` keeps the
+// argument datatypes alive (get_contents hands out new handles to them).
+struct TypeEnvelope {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<dtype::TypeRef> types;
+  std::vector<TypeEnvelope> type_envs;  // the envelope of each of `types`
+};
+
 struct TypeObj {
   dtype::TypeRef type;
+  TypeEnvelope env;
+  std::string name;       // MPI_Type_set_name (predefined: the MPI name)
+  comm::AttrList attrs;   // MPI_Type_set_attr
+};
+
+// An MPI_Info: ordered (key, value) pairs (MPI_Info_get_nthkey counts in
+// the order keys were first set).
+struct InfoObj {
+  std::vector<std::pair<std::string, std::string>> entries;
 };
 
 // A user reduction op (MPI_Op_create). The predefined ops 1..12 have no
@@ -50,17 +73,25 @@ HandleTable<GroupObj> make_group_table();
 
 enum class Phase { kBefore, kRunning, kFinalized };
 
+inline constexpr int kFirstTypeKeyval = 1 << 24;
+
 struct Runtime {
   rte::Client client;
   rte::BootInfo boot;
   p2p::Engine engine;
+  // Schedules of the nonblocking collectives: the engine's progress hook.
+  coll::nbc::NbcEngine nbc{engine};
   HandleTable<comm::Communicator> comms{Kind::kComm, 3};
   HandleTable<TypeObj> types{Kind::kDatatype, 64};
   HandleTable<ErrhandlerObj> errhandlers{Kind::kErrhandler, 8};
   HandleTable<OpObj> ops{Kind::kOp, 32};
   HandleTable<GroupObj> groups = make_group_table();
+  HandleTable<InfoObj> infos{Kind::kInfo, 1};
   // User keyvals (MPI_Keyval_create) from 16; 1-15 are the predefined keys.
   comm::KeyvalRegistry keyvals{16};
+  // Datatype keyvals (MPI_Type_create_keyval): a number range of their own,
+  // so a communicator keyval passed to a datatype call is caught.
+  comm::KeyvalRegistry type_keyvals{kFirstTypeKeyval};
   // Fault tolerance (spec/ft-semantics.md): the state machine, and the
   // storage of the FTMPI_* attribute values handed out by MPI_Attr_get.
   std::unique_ptr<ft::Controller> ft;
@@ -72,6 +103,12 @@ struct Runtime {
   std::string processor_name;
   // MPI_Buffer_attach's buffer and the buffered messages in it (bsend.cpp).
   BsendPool bsend;
+  // MPI_Comm_create_group calls so far per (parent context, group and tag
+  // salt): part of the new context id (comm_mpi3.cpp).
+  std::map<std::pair<uint64_t, uint64_t>, uint32_t> create_group_calls;
+  // MPI_Init_thread: the level granted and the thread that initialised.
+  int thread_level = MPI_THREAD_SINGLE;
+  std::thread::id main_thread;
 };
 
 Phase phase();

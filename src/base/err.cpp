@@ -24,6 +24,11 @@ const char* err_name(Err e) {
     case Err::kIntern: return "internal error";
     case Err::kInStatus: return "error in status";
     case Err::kPending: return "pending request";
+    case Err::kKeyval: return "invalid keyval";
+    case Err::kInfoKey: return "invalid info key";
+    case Err::kInfoValue: return "invalid info value";
+    case Err::kInfoNoKey: return "info key not defined";
+    case Err::kNoMem: return "out of memory";
   }
   return "?";
 }

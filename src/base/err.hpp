@@ -25,6 +25,12 @@ enum class Err : int {
   kIntern = 17,
   kInStatus = 18,
   kPending = 19,
+  // MPI-2 classes
+  kKeyval = 20,
+  kInfoKey = 21,
+  kInfoValue = 22,
+  kInfoNoKey = 23,
+  kNoMem = 24,
 };
 
 inline constexpr bool ok(Err e) { return e == Err::kOk; }

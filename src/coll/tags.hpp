@@ -44,6 +44,7 @@ enum class AlgoId : int {
   kReduceScatterReduceScatterv,
   kScanRecursiveDoubling,
   kScanLinear,
+  kNonblocking,  // every nonblocking collective (nbc/schedule.hpp), step 0
 };
 
 inline constexpr int kStepBits = 12;

@@ -36,7 +36,7 @@ class TypeRef {
   Type* t_ = nullptr;
 };
 
-enum class Combiner : uint8_t { kBuiltin, kContiguous, kVector, kHvector, kIndexed, kHindexed, kStruct };
+enum class Combiner : uint8_t { kBuiltin, kContiguous, kVector, kHvector, kIndexed, kHindexed, kStruct, kResized };
 
 // One block of a derived type: `blocklen` copies of `child`, the first at
 // `disp` bytes, the next ones child->extent() apart.
@@ -155,6 +155,11 @@ TypeRef builtin_ref(Builtin b);
                                 const Type& old, TypeRef* out);
 [[nodiscard]] Err make_struct(std::span<const int> blocklens, std::span<const int64_t> displs,
                               std::span<const Type* const> types, TypeRef* out);
+
+// MPI-2 MPI_Type_create_resized: old's type map with lower bound `lb` and
+// extent `extent`, both explicit (they act as LB/UB markers in later
+// constructors). kArg if lb + extent overflows.
+[[nodiscard]] Err make_resized(const Type& old, int64_t lb, int64_t extent, TypeRef* out);
 
 // Packed bytes of (count, type), or -1 if that does not fit in 63 bits.
 int64_t packed_bytes(const Type& t, int64_t count);

@@ -223,6 +223,21 @@ Err TypeBuilder::build(Combiner combiner, int64_t reps, int64_t rep_stride,
   return Err::kOk;
 }
 
+Err TypeBuilder::resize(const Type& old, int64_t lb, int64_t extent, TypeRef* out) {
+  int64_t ub;
+  if (__builtin_add_overflow(lb, extent, &ub)) return Err::kArg;
+  TypeRef t;
+  if (Err e = build(Combiner::kResized, 1, 0, {{0, 1, &old}}, &t); !ok(e)) return e;
+  Type& n = *t;
+  n.lb_ = lb;
+  n.ub_ = ub;
+  n.has_lb_ = true;
+  n.has_ub_ = true;
+  n.contiguous_ = n.size_ == 0 || (n.data_.root->dense() && n.extent() == n.size_);
+  *out = std::move(t);
+  return Err::kOk;
+}
+
 bool TypeBuilder::is_marker_only(const Type& t) { return t.size_ == 0 && t.elements_ == 0; }
 
 // The blocks of one repetition become a list of placed programs; equal
@@ -314,6 +329,10 @@ Err make_struct(std::span<const int> blocklens, std::span<const int64_t> displs,
     blocks.push_back({displs[i], blocklens[i], types[i]});
   }
   return TypeBuilder::build(Combiner::kStruct, 1, 0, std::move(blocks), out);
+}
+
+Err make_resized(const Type& old, int64_t lb, int64_t extent, TypeRef* out) {
+  return TypeBuilder::resize(old, lb, extent, out);
 }
 
 }  // namespace ftmpi::dtype

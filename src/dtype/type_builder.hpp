@@ -14,6 +14,8 @@ class TypeBuilder {
   // `blocks` (children already validated). kArg if a size or bound overflows.
   [[nodiscard]] static Err build(Combiner c, int64_t reps, int64_t rep_stride,
                                  std::vector<TypeBlock> blocks, TypeRef* out);
+  // One copy of `old` whose bounds are set to [lb, lb + extent) as markers.
+  [[nodiscard]] static Err resize(const Type& old, int64_t lb, int64_t extent, TypeRef* out);
 
  private:
   static bool is_marker_only(const Type& t);

@@ -151,6 +151,7 @@ int Engine::progress() {
       ++n;
     }
   }
+  if (hook_) n += hook_->poll();
   return n;
 }
 

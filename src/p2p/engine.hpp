@@ -59,6 +59,15 @@ class ControlHandler {
   virtual void on_epoch_closed(uint32_t epoch) { (void)epoch; }
 };
 
+// Work of an upper layer that advances inside progress(): the schedules
+// of the nonblocking collectives (src/coll/nbc). poll() runs at the end of
+// every progress pass and returns how many steps it took; it must not wait.
+class ProgressHook {
+ public:
+  virtual ~ProgressHook() = default;
+  virtual int poll() = 0;
+};
+
 // What a completed recovery round changes in the engine (recovery.cpp).
 struct RecoveryInstall {
   uint32_t epoch = 0;
@@ -92,6 +101,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   int local_ranks() const { return static_cast<int>(boot_.local_slots.size()); }
   rte::Client& client() { return *client_; }
   void set_listener(FailureListener* l) { listener_ = l; }
+  void set_progress_hook(ProgressHook* h) { hook_ = h; }
 
   Request* alloc_request() { return pool_.alloc(); }
   Request* request_at(uint32_t idx) const { return pool_.at(idx); }
@@ -304,6 +314,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   ProcId self_;
   uint32_t epoch_ = 0;
   FailureListener* listener_ = nullptr;
+  ProgressHook* hook_ = nullptr;
 
   transport::ShmTransport shm_;
   transport::TcpTransport tcp_;

@@ -13,7 +13,9 @@
 
 namespace ftmpi::p2p {
 
-enum class ReqKind : uint8_t { kSend, kRecv };
+// kColl: the user's request of a nonblocking collective (src/coll/nbc); the
+// engine never starts it, the schedule completes it.
+enum class ReqKind : uint8_t { kSend, kRecv, kColl };
 // kBuffered never reaches the protocols: the API copies the message into the
 // attached buffer and sends that copy with an internal standard-mode request;
 // the user's request (mode kBuffered) completes at once and remembers the
