@@ -317,8 +317,13 @@ void Engine::on_peer_lost(int32_t peer_slot) {
 }
 
 void Engine::on_proc_failed(ProcId who, uint64_t event_seq) {
-  if (who.slot >= 0 && static_cast<size_t>(who.slot) < peers_.size() && peer(who.slot).inc == who.incarnation)
-    mark_dead(who.slot);
+  const bool current =
+      who.slot >= 0 && static_cast<size_t>(who.slot) < peers_.size() && peer(who.slot).inc == who.incarnation;
+  if (module_ && current && who.slot != self_.slot && module_->on_failure(who) == FailurePolicy::kHide) {
+    hide_failure(who.slot);  // nobody above hears of it (module_seam.hpp)
+    return;
+  }
+  if (current) mark_dead(who.slot);
   if (listener_) listener_->on_proc_failed(who, event_seq);
 }
 

@@ -147,7 +147,6 @@ void Engine::install_peer(int32_t slot, const rte::Card& c) {
   p.inc = c.id.incarnation;
   p.pid = c.pid;
   p.alive = true;
-  p.pending.clear();
   cards_[static_cast<size_t>(slot)] = c;
   auto it = std::find(boot_.local_slots.begin(), boot_.local_slots.end(), slot);
   if (c.host == boot_.host && shm_.active() && it != boot_.local_slots.end()) {
@@ -207,12 +206,18 @@ void Engine::install_recovery(const RecoveryInstall& in) {
       // (BLANK keeps the rank: it now names a blank, which acts as MPI_PROC_NULL.)
     });
   }
-  // Frames that waited for this epoch or for a new incarnation.
+  size_t replayed = replay_held();
+  FTMPI_LOG(kDebug, "p2p", "installed epoch %u (%zu held frames replayed)", epoch_, replayed);
+}
+
+size_t Engine::replay_held() {
+  // Frames that waited for this epoch or for a new incarnation; those still
+  // too new are held again.
   std::vector<Held> held;
   held.swap(held_);
   for (Held& h : held)
     on_frame(h.slot, h.hdr.data(), h.hdr.size(), h.payload.empty() ? nullptr : h.payload.data(), h.payload.size());
-  FTMPI_LOG(kDebug, "p2p", "installed epoch %u (%zu held frames replayed)", epoch_, held.size());
+  return held.size();
 }
 
 }  // namespace ftmpi::p2p

@@ -30,6 +30,8 @@ enum class Proto : uint8_t {
   kWaitCts,       // RTS sent, waiting for CTS (pipelined)
   kPushing,       // sender streaming DATA
   kReceiving,     // receiver taking DATA
+  kAwaitResend,   // receiver matched an RTS whose sender died, a module hiding it:
+                  // waits for the next incarnation's RTS of the same sequence number
   kDone,
 };
 
@@ -75,6 +77,10 @@ struct Request {
   uint32_t peer_inc = 0;
   int tag = 0;
   uint64_t ctx = 0;
+  // Channel sequence number: send: the one it carries; receive: the matched
+  // message's. want_seq: a forced wildcard receive's only message (0: any).
+  uint64_t seq = 0;
+  uint64_t want_seq = 0;
 
   // Outcome (what MPI_Status reports). st_slot: the sender of a received
   // message, so a status read after a SHRINK recovery shows its new rank.
@@ -110,6 +116,7 @@ struct Request {
     done_bytes = 0;
     msg_len = 0;
     remote_req = 0;
+    want_seq = 0;
     complete = false;
   }
 };
