@@ -269,7 +269,10 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
       if (hlen < sizeof(MatchHdr)) break;
       MatchHdr h;
       std::memcpy(&h, hdr, sizeof h);
-      switch (classify(h)) {
+      // The sender's slot in the header must be the one the frame came from.
+      if (h.src_slot != peer_slot) break;
+      switch (guard(peer_slot, FrameStamp{FrameClass::kMatch, h.dst_inc, h.src_inc, h.epoch,
+                                          comm::is_coll_context(h.ctx)})) {
         case Verdict::kAccept:
           if (h.type == MsgType::kRts) rndv_at_ns_ = now_ns();
           on_match_frame(h, hdr + sizeof h, hlen - sizeof h, payload, plen);
@@ -295,7 +298,7 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
       if (hlen < sizeof(CtlHdr)) break;
       CtlHdr c;
       std::memcpy(&c, hdr, sizeof c);
-      if (c.dst_inc != self_.incarnation) return;  // meant for a process this slot replaced
+      if (guard(peer_slot, FrameStamp{FrameClass::kReply, c.dst_inc, 0, 0, false}) != Verdict::kAccept) return;
       if (t == MsgType::kCts) on_cts(c);
       else if (t == MsgType::kData) on_data(c, payload, plen);
       else if (t == MsgType::kCancel) on_cancel(peer_slot, c);

@@ -18,6 +18,7 @@
 #include "base/err.hpp"
 #include "base/proc_id.hpp"
 #include "comm/model/communicator.hpp"
+#include "p2p/frame_guard.hpp"
 #include "p2p/match.hpp"
 #include "p2p/module_seam.hpp"
 #include "p2p/request.hpp"
@@ -318,8 +319,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   bool resume_from(const MatchHdr& h, const RtsInfo& info, const uint8_t* iovs);
   void hide_failure(int32_t slot);
   // fault tolerance (recovery.cpp)
-  enum class Verdict : uint8_t { kAccept, kDrop, kHold };
-  Verdict classify(const MatchHdr& h) const;
+  Verdict guard(int32_t src_slot, const FrameStamp& f) const;
   void hold(int32_t slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen);
   void purge_unexpected_from(int32_t slot);
   void mark_dead(int32_t slot);

@@ -9,20 +9,18 @@
 
 namespace ftmpi::p2p {
 
-Engine::Verdict Engine::classify(const MatchHdr& h) const {
-  if (h.dst_inc != self_.incarnation) return Verdict::kDrop;  // meant for my predecessor
-  if (h.src_slot < 0 || static_cast<size_t>(h.src_slot) >= peers_.size()) return Verdict::kDrop;
-  const Peer& src = peers_[static_cast<size_t>(h.src_slot)];
-  if (h.src_inc < src.inc) return Verdict::kDrop;  // from a process that was replaced
-  // From a process (or an epoch) this process has not installed yet: the
-  // sender finished a recovery round before we did.
-  if (h.src_inc > src.inc || h.epoch > epoch_) return Verdict::kHold;
-  if (!src.alive) return Verdict::kDrop;
-  // RESET: an older generation. Collective traffic of an older epoch goes in
-  // every message mode: collectives never span a recovery (FT-MPI §5 rule 2),
-  // and call numbers, so tags, start again from 0 in each epoch.
-  if (h.epoch < epoch_ && (epoch_discard_ || comm::is_coll_context(h.ctx))) return Verdict::kDrop;
-  return Verdict::kAccept;
+Verdict Engine::guard(int32_t src_slot, const FrameStamp& f) const {
+  GuardState g;
+  g.self_inc = self_.incarnation;
+  g.epoch = epoch_;
+  g.discard_old_epochs = epoch_discard_;
+  if (src_slot >= 0 && static_cast<size_t>(src_slot) < peers_.size()) {
+    const Peer& p = peers_[static_cast<size_t>(src_slot)];
+    g.sender_known = true;
+    g.sender_inc = p.inc;
+    g.sender_alive = p.alive;
+  }
+  return guard_frame(f, g);
 }
 
 void Engine::hold(int32_t slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen) {
