@@ -41,7 +41,7 @@ Err prepare(Call& call, bool send, void* buf, int count, MPI_Datatype dt, int pe
   if (call.ft_blocked(op.comm, &code)) return Err::kOther;
   p2p::Request* r = rt()->engine.alloc_request();
   r->kind = send ? p2p::ReqKind::kSend : p2p::ReqKind::kRecv;
-  r->data = p2p::TypedBuffer(buf, static_cast<size_t>(count), *type);
+  r->data.reset(buf, static_cast<size_t>(count), *type);
   r->comm = op.comm;
   r->peer_rank = peer;
   r->tag = tag;
@@ -215,7 +215,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int s
   // overwrite the buffer while the copy is still being sent.
   std::vector<uint8_t> copy(s.req->data.bytes());
   if (!copy.empty()) s.req->data.pack(0, copy.data(), copy.size());
-  s.req->data = p2p::TypedBuffer(copy.data(), copy.size(), dtype::builtin_ref(dtype::Builtin::kByte));
+  s.req->data.reset(copy.data(), copy.size(), dtype::builtin_ref(dtype::Builtin::kByte));
   p2p::Engine& eng = rt()->engine;
   r.req->blocking = s.req->blocking = true;
   eng.start_recv(r.req);

@@ -189,7 +189,7 @@ void Engine::block() {
 Request* Engine::isend(const void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c,
                        uint64_t ctx, int peer_rank, int tag, SendMode mode, bool through_rings) {
   Request* r = pool_.alloc();
-  r->data = TypedBuffer(const_cast<void*>(buf), count, type);
+  r->data.reset(const_cast<void*>(buf), count, type);
   r->comm = &c;
   r->ctx = ctx;
   r->peer_rank = peer_rank;
@@ -203,7 +203,7 @@ Request* Engine::isend(const void* buf, size_t count, const dtype::TypeRef& type
 Request* Engine::irecv(void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c, uint64_t ctx,
                        int peer_rank, int tag) {
   Request* r = pool_.alloc();
-  r->data = TypedBuffer(buf, count, type);
+  r->data.reset(buf, count, type);
   r->comm = &c;
   r->ctx = ctx;
   r->peer_rank = peer_rank;

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "base/err.hpp"
@@ -38,7 +39,10 @@ enum class Proto : uint8_t {
 struct Request;
 using CompletionFn = void (*)(Request&, void* arg);
 
-struct Request {
+// Everything of a request but the buffers it owns. Trivially copyable, so a
+// pooled request is reset with a few stores (RequestPool::alloc) instead of
+// building and moving a whole Request.
+struct RequestState {
   uint64_t id = 0;
   ReqKind kind = ReqKind::kSend;
   SendMode mode = SendMode::kStandard;
@@ -63,14 +67,7 @@ struct Request {
   // persistent request, its creation) until it is released, so a freed
   // communicator outlives every request that may still read `comm`.
   bool holds_comm = false;
-  void hold_comm() {
-    if (comm && !holds_comm) {
-      ++comm->pending_ops;
-      holds_comm = true;
-    }
-  }
 
-  TypedBuffer data;
   comm::Communicator* comm = nullptr;
   int peer_rank = 0;   // as given by the user (rank, MPI_ANY_SOURCE or MPI_PROC_NULL)
   int32_t peer_slot = -1;  // send: destination; recv: required source (-1 = any)
@@ -95,14 +92,24 @@ struct Request {
   uint64_t remote_req = 0;  // the other side's request id (user request of a bsend: the internal one)
   uint64_t done_bytes = 0;  // pipelined bytes sent / received
   int32_t xfer_slot = -1;   // peer of the data transfer
-  std::unique_ptr<uint8_t[]> bounce;  // buffered-mode copy or pack buffer
 
   Request* qnext = nullptr;  // posted queue / pending list
   Request* qprev = nullptr;
 
   CompletionFn on_complete = nullptr;  // upper layers (bsend, collectives)
   void* cb_arg = nullptr;
+};
 
+struct Request : RequestState {
+  TypedBuffer data;
+  std::unique_ptr<uint8_t[]> bounce;  // buffered-mode copy or pack buffer
+
+  void hold_comm() {
+    if (comm && !holds_comm) {
+      ++comm->pending_ops;
+      holds_comm = true;
+    }
+  }
   void reset_outcome() {
     st_source = 0;
     st_tag = 0;
@@ -120,6 +127,8 @@ struct Request {
     complete = false;
   }
 };
+
+static_assert(std::is_trivially_copyable_v<RequestState>);
 
 class RequestPool {
  public:
