@@ -130,6 +130,34 @@ int finish_some(Call& call, MPI_Request* handles, const Reqs& reqs, int* outcoun
   return any_error ? call.fail(err_comm, Err::kInStatus, "see the statuses' MPI_ERROR fields") : MPI_SUCCESS;
 }
 
+// A module (p2p/module_seam.hpp) sees which requests this call is about to
+// report (`pick`, one flag per request) and may choose others (replay: the
+// logged outcome). Waits until every chosen request is complete (a failure
+// interrupting that wait leaves the unfinished ones out) and returns the
+// requests to report: `reqs` with the others null.
+Reqs module_pick(p2p::Engine& eng, p2p::PollKind kind, const Reqs& reqs, std::vector<uint8_t> pick) {
+  eng.decide_poll(kind, pick.data(), pick.size());
+  Reqs out(reqs.size(), nullptr);
+  for (size_t i = 0; i < reqs.size(); ++i)
+    if (pick[i] && reqs[i]) out[i] = reqs[i];
+  eng.wait_until([&] {
+    for (const p2p::Request* r : out)
+      if (r && !r->complete) return eng.interrupted();
+    return true;
+  });
+  for (p2p::Request*& r : out)
+    if (r && !r->complete) r = nullptr;
+  return out;
+}
+
+// The natural pick: the complete requests (only index `only` if >= 0; none if `none`).
+std::vector<uint8_t> complete_flags(const Reqs& reqs, int only, bool none) {
+  std::vector<uint8_t> pick(reqs.size(), 0);
+  for (size_t i = 0; i < reqs.size() && !none; ++i)
+    pick[i] = reqs[i] && reqs[i]->complete && (only < 0 || static_cast<int>(i) == only);
+  return pick;
+}
+
 }  // namespace
 
 extern "C" {
@@ -174,9 +202,12 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     empty_status(status);
     return MPI_SUCCESS;
   }
-  if (!r->complete) rt()->engine.progress();
-  *flag = r->complete;
-  if (!r->complete) return MPI_SUCCESS;
+  p2p::Engine& eng = rt()->engine;
+  if (!r->complete) eng.progress();
+  bool done = r->complete;
+  if (eng.module()) done = module_pick(eng, p2p::PollKind::kTest, Reqs{r}, {done})[0] != nullptr;
+  *flag = done;
+  if (!done) return MPI_SUCCESS;
   comm::Communicator* c = r->comm;
   return call.ret(c, retire_request(request, r, status));
 }
@@ -201,8 +232,16 @@ int PMPI_Testall(int count, MPI_Request* requests, int* flag, MPI_Status* status
   Reqs reqs;
   int code = MPI_SUCCESS;
   if (!resolve(call, count, requests, reqs, code)) return code;
-  if (!all_settled(reqs)) rt()->engine.progress();
+  p2p::Engine& eng = rt()->engine;
+  if (!all_settled(reqs)) eng.progress();
   *flag = 0;
+  if (eng.module()) {
+    bool every = true;
+    for (const p2p::Request* r : reqs)
+      if (r && !r->complete) every = false;
+    Reqs picked = module_pick(eng, p2p::PollKind::kTestall, reqs, complete_flags(reqs, -1, !every));
+    if (picked != reqs) return MPI_SUCCESS;  // an unsuccessful poll
+  }
   if (!all_settled(reqs)) return MPI_SUCCESS;  // nothing is modified
   bool all = true;
   for (const p2p::Request* r : reqs)
@@ -227,6 +266,8 @@ int PMPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* statu
   int i = -1;
   p2p::Engine& eng = rt()->engine;
   eng.wait_until([&] { return (i = first_complete(reqs)) >= 0 || eng.interrupted(); });
+  if (i >= 0 && eng.module())
+    i = first_complete(module_pick(eng, p2p::PollKind::kWaitany, reqs, complete_flags(reqs, i, false)));
   if (i < 0) {
     *index = MPI_UNDEFINED;
     return call.fail(nullptr, Err::kOther, "a process failed while waiting");
@@ -251,11 +292,14 @@ int PMPI_Testany(int count, MPI_Request* requests, int* index, int* flag, MPI_St
     empty_status(status);
     return MPI_SUCCESS;
   }
+  p2p::Engine& eng = rt()->engine;
   int i = first_complete(reqs);
   if (i < 0) {
-    rt()->engine.progress();
+    eng.progress();
     i = first_complete(reqs);
   }
+  if (eng.module())
+    i = first_complete(module_pick(eng, p2p::PollKind::kTestany, reqs, complete_flags(reqs, i, i < 0)));
   *flag = i >= 0;
   if (i < 0) return MPI_SUCCESS;
   p2p::Request* r = reqs[static_cast<size_t>(i)];
@@ -282,6 +326,10 @@ int PMPI_Waitsome(int incount, MPI_Request* requests, int* outcount, int* indice
     *outcount = 0;
     return call.fail(nullptr, Err::kOther, "a process failed while waiting");
   }
+  if (eng.module()) {
+    Reqs picked = module_pick(eng, p2p::PollKind::kWaitsome, reqs, complete_flags(reqs, -1, false));
+    return finish_some(call, requests, picked, outcount, indices, statuses);
+  }
   return finish_some(call, requests, reqs, outcount, indices, statuses);
 }
 FTMPI_WEAK_ALIAS(MPI_Waitsome, PMPI_Waitsome)
@@ -297,7 +345,12 @@ int PMPI_Testsome(int incount, MPI_Request* requests, int* outcount, int* indice
     *outcount = MPI_UNDEFINED;
     return MPI_SUCCESS;
   }
-  if (first_complete(reqs) < 0) rt()->engine.progress();
+  p2p::Engine& eng = rt()->engine;
+  if (first_complete(reqs) < 0) eng.progress();
+  if (eng.module()) {
+    Reqs picked = module_pick(eng, p2p::PollKind::kTestsome, reqs, complete_flags(reqs, -1, false));
+    return finish_some(call, requests, picked, outcount, indices, statuses);
+  }
   return finish_some(call, requests, reqs, outcount, indices, statuses);
 }
 FTMPI_WEAK_ALIAS(MPI_Testsome, PMPI_Testsome)

@@ -49,7 +49,16 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm ch, int* flag, MPI_Status* status)
   if (!flag) return call.fail(c, Err::kArg, "flag pointer is null");
   if (call.ft_blocked(c, &code)) return code;
   p2p::ProbeResult pr;
-  *flag = rt()->engine.iprobe(*c, c->ctx(), source, tag, &pr);
+  p2p::Engine& eng = rt()->engine;
+  *flag = eng.iprobe(*c, c->ctx(), source, tag, &pr);
+  if (eng.module()) {
+    // A module sees the outcome and may force it (p2p/module_seam.hpp).
+    uint8_t pick = *flag != 0;
+    eng.decide_poll(p2p::PollKind::kIprobe, &pick, 1);
+    if (pick && !*flag)
+      eng.wait_until([&] { return (*flag = eng.iprobe(*c, c->ctx(), source, tag, &pr)) || eng.interrupted(); });
+    if (!pick) *flag = 0;
+  }
   if (*flag) probe_status(status, pr);
   return call.ret(c, pr.err);
 }

@@ -8,6 +8,7 @@
 namespace ftmpi::api {
 
 Err retire_request(MPI_Request* h, p2p::Request* r, MPI_Status* st) {
+  rt()->engine.delivered(r);
   fill_status(st, *r);
   Err e = r->st_err;
   if (r->persistent) {
@@ -40,7 +41,7 @@ Err prepare(Call& call, bool send, void* buf, int count, MPI_Datatype dt, int pe
   if (call.ft_blocked(op.comm, &code)) return Err::kOther;
   p2p::Request* r = rt()->engine.alloc_request();
   r->kind = send ? p2p::ReqKind::kSend : p2p::ReqKind::kRecv;
-  r->data = p2p::TypedBuffer(buf, static_cast<size_t>(count), *type);
+  r->data.reset(buf, static_cast<size_t>(count), *type);
   r->comm = op.comm;
   r->peer_rank = peer;
   r->tag = tag;
@@ -64,12 +65,14 @@ int blocking_send(const char* name, void* buf, int count, MPI_Datatype dt, int d
   if (mode == p2p::SendMode::kBuffered) {
     Why w;
     e = start_buffered(op.req, w);
+    if (ok(e)) eng.delivered(op.req);
     eng.release_request(op.req);
     return ok(e) ? MPI_SUCCESS : call.fail(op.comm, e, "%s", w.text);
   }
   op.req->blocking = true;  // a failure notice withdraws it (spec/ft-semantics.md §4.1)
   eng.start_send(op.req);
   eng.wait(op.req);
+  eng.delivered(op.req);
   e = op.req->st_err;
   eng.release_request(op.req);
   return call.ret(op.comm, e);
@@ -136,6 +139,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
   op.req->blocking = true;
   eng.start_recv(op.req);
   eng.wait(op.req);
+  eng.delivered(op.req);
   fill_status(status, *op.req);
   Err e = op.req->st_err;
   eng.release_request(op.req);
@@ -186,6 +190,8 @@ int PMPI_Sendrecv(void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
   eng.start_recv(r.req);
   eng.start_send(s.req);
   eng.wait_until([&] { return r.req->complete && s.req->complete; });
+  eng.delivered(s.req);
+  eng.delivered(r.req);
   fill_status(status, *r.req);
   Err e = !ok(r.req->st_err) ? r.req->st_err : s.req->st_err;
   eng.release_request(s.req);
@@ -209,12 +215,14 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int s
   // overwrite the buffer while the copy is still being sent.
   std::vector<uint8_t> copy(s.req->data.bytes());
   if (!copy.empty()) s.req->data.pack(0, copy.data(), copy.size());
-  s.req->data = p2p::TypedBuffer(copy.data(), copy.size(), dtype::builtin_ref(dtype::Builtin::kByte));
+  s.req->data.reset(copy.data(), copy.size(), dtype::builtin_ref(dtype::Builtin::kByte));
   p2p::Engine& eng = rt()->engine;
   r.req->blocking = s.req->blocking = true;
   eng.start_recv(r.req);
   eng.start_send(s.req);
   eng.wait_until([&] { return r.req->complete && s.req->complete; });
+  eng.delivered(s.req);
+  eng.delivered(r.req);
   fill_status(status, *r.req);
   Err e = !ok(r.req->st_err) ? r.req->st_err : s.req->st_err;
   eng.release_request(s.req);

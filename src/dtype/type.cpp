@@ -5,30 +5,6 @@
 
 namespace ftmpi::dtype {
 
-TypeRef::TypeRef(Type* t) : t_(t) {
-  if (t_) t_->retain();
-}
-
-TypeRef& TypeRef::operator=(const TypeRef& o) {
-  if (o.t_) o.t_->retain();
-  if (t_) t_->release();
-  t_ = o.t_;
-  return *this;
-}
-
-TypeRef& TypeRef::operator=(TypeRef&& o) noexcept {
-  if (this != &o) {
-    if (t_) t_->release();
-    t_ = o.t_;
-    o.t_ = nullptr;
-  }
-  return *this;
-}
-
-TypeRef::~TypeRef() {
-  if (t_) t_->release();
-}
-
 void Type::release() const {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1 && !is_static_) delete this;
 }

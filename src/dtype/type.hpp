@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "base/err.hpp"
@@ -19,12 +20,25 @@ class Type;
 class TypeRef {
  public:
   TypeRef() = default;
-  explicit TypeRef(Type* t);  // adds a reference (nullptr allowed)
+  explicit TypeRef(Type* t) : t_(t) { retain(); }  // adds a reference (nullptr allowed)
   TypeRef(const TypeRef& o) : TypeRef(o.t_) {}
   TypeRef(TypeRef&& o) noexcept : t_(o.t_) { o.t_ = nullptr; }
-  TypeRef& operator=(const TypeRef& o);
-  TypeRef& operator=(TypeRef&& o) noexcept;
-  ~TypeRef();
+  TypeRef& operator=(const TypeRef& o) {
+    if (o.t_ != t_) {
+      TypeRef keep(o);
+      std::swap(t_, keep.t_);
+    }
+    return *this;
+  }
+  TypeRef& operator=(TypeRef&& o) noexcept {
+    if (this != &o) {
+      release();
+      t_ = o.t_;
+      o.t_ = nullptr;
+    }
+    return *this;
+  }
+  ~TypeRef() { release(); }
 
   Type* get() const { return t_; }
   Type& operator*() const { return *t_; }
@@ -33,6 +47,10 @@ class TypeRef {
   friend bool operator==(const TypeRef& a, const TypeRef& b) { return a.t_ == b.t_; }
 
  private:
+  // The predefined types live forever (Type::is_static_) and are not
+  // counted: the per-message path pays no atomic operation for them.
+  inline void retain() const;
+  inline void release() const;
   Type* t_ = nullptr;
 };
 
@@ -163,5 +181,12 @@ TypeRef builtin_ref(Builtin b);
 
 // Packed bytes of (count, type), or -1 if that does not fit in 63 bits.
 int64_t packed_bytes(const Type& t, int64_t count);
+
+inline void TypeRef::retain() const {
+  if (t_ && !t_->is_static_) t_->retain();
+}
+inline void TypeRef::release() const {
+  if (t_ && !t_->is_static_) t_->release();
+}
 
 }  // namespace ftmpi::dtype

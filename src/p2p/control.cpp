@@ -77,14 +77,15 @@ bool Engine::try_send_raw(Peer& p, int32_t slot, const uint8_t* frame, size_t le
 void Engine::on_control(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen) {
   ControlHdr h;
   std::memcpy(&h, hdr, sizeof h);
-  if (h.dst_inc != self_.incarnation) return;  // meant for the process this one replaced
-  if (peer_slot < 0 || static_cast<size_t>(peer_slot) >= peers_.size() || h.len != plen || h.handler >= kControlIds)
-    return;
-  const Peer& src = peers_[static_cast<size_t>(peer_slot)];
-  if (h.src_inc < src.inc) return;  // from a predecessor of that slot
-  if (h.src_inc > src.inc) {        // from a successor we have not installed yet
-    hold(peer_slot, hdr, hlen, payload, plen);
-    return;
+  if (h.len != plen || h.handler >= kControlIds) return;
+  switch (guard(peer_slot, FrameStamp{FrameClass::kControl, h.dst_inc, h.src_inc, 0, false})) {
+    case Verdict::kDrop:
+      return;
+    case Verdict::kHold:
+      hold(peer_slot, hdr, hlen, payload, plen);
+      return;
+    case Verdict::kAccept:
+      break;
   }
   const ProcId from{peer_slot, h.src_inc};
   if (ControlHandler* c = control_[h.handler]) {

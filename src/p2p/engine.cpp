@@ -190,7 +190,7 @@ void Engine::block() {
 Request* Engine::isend(const void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c,
                        uint64_t ctx, int peer_rank, int tag, SendMode mode, bool through_rings) {
   Request* r = pool_.alloc();
-  r->data = TypedBuffer(const_cast<void*>(buf), count, type);
+  r->data.reset(const_cast<void*>(buf), count, type);
   r->comm = &c;
   r->ctx = ctx;
   r->peer_rank = peer_rank;
@@ -204,7 +204,7 @@ Request* Engine::isend(const void* buf, size_t count, const dtype::TypeRef& type
 Request* Engine::irecv(void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c, uint64_t ctx,
                        int peer_rank, int tag) {
   Request* r = pool_.alloc();
-  r->data = TypedBuffer(buf, count, type);
+  r->data.reset(buf, count, type);
   r->comm = &c;
   r->ctx = ctx;
   r->peer_rank = peer_rank;
@@ -270,7 +270,10 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
       if (hlen < sizeof(MatchHdr)) break;
       MatchHdr h;
       std::memcpy(&h, hdr, sizeof h);
-      switch (classify(h)) {
+      // The sender's slot in the header must be the one the frame came from.
+      if (h.src_slot != peer_slot) break;
+      switch (guard(peer_slot, FrameStamp{FrameClass::kMatch, h.dst_inc, h.src_inc, h.epoch,
+                                          comm::is_coll_context(h.ctx)})) {
         case Verdict::kAccept:
           if (h.type == MsgType::kRts) rndv_at_ns_ = now_ns();
           on_match_frame(h, hdr + sizeof h, hlen - sizeof h, payload, plen);
@@ -296,7 +299,7 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
       if (hlen < sizeof(CtlHdr)) break;
       CtlHdr c;
       std::memcpy(&c, hdr, sizeof c);
-      if (c.dst_inc != self_.incarnation) return;  // meant for a process this slot replaced
+      if (guard(peer_slot, FrameStamp{FrameClass::kReply, c.dst_inc, 0, 0, false}) != Verdict::kAccept) return;
       if (t == MsgType::kCts) on_cts(c);
       else if (t == MsgType::kData) on_data(c, payload, plen);
       else if (t == MsgType::kCancel) on_cancel(peer_slot, c);
@@ -318,8 +321,13 @@ void Engine::on_peer_lost(int32_t peer_slot) {
 }
 
 void Engine::on_proc_failed(ProcId who, uint64_t event_seq) {
-  if (who.slot >= 0 && static_cast<size_t>(who.slot) < peers_.size() && peer(who.slot).inc == who.incarnation)
-    mark_dead(who.slot);
+  const bool current =
+      who.slot >= 0 && static_cast<size_t>(who.slot) < peers_.size() && peer(who.slot).inc == who.incarnation;
+  if (module_ && current && who.slot != self_.slot && module_->on_failure(who) == FailurePolicy::kHide) {
+    hide_failure(who.slot);  // nobody above hears of it (module_seam.hpp)
+    return;
+  }
+  if (current) mark_dead(who.slot);
   if (listener_) listener_->on_proc_failed(who, event_seq);
 }
 

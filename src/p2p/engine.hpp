@@ -18,7 +18,9 @@
 #include "base/err.hpp"
 #include "base/proc_id.hpp"
 #include "comm/model/communicator.hpp"
+#include "p2p/frame_guard.hpp"
 #include "p2p/match.hpp"
+#include "p2p/module_seam.hpp"
 #include "p2p/request.hpp"
 #include "p2p/wire.hpp"
 #include "rte/client/client.hpp"
@@ -102,6 +104,33 @@ class Engine final : public transport::Sink, public rte::EventSink {
   rte::Client& client() { return *client_; }
   void set_listener(FailureListener* l) { listener_ = l; }
   void set_progress_hook(ProgressHook* h) { hook_ = h; }
+
+  // Module seam (module_seam.hpp, spec/module-seam.md). Null: no module.
+  void set_module(ModuleSeam* m) { module_ = m; }
+  ModuleSeam* module() const { return module_; }
+  // `r` reaches the application (every completion path of src/api calls this
+  // right before reporting the status).
+  void delivered(const Request* r) {
+    if (module_) module_->on_delivered(*r);
+  }
+  // A Test-family call, Waitany/Waitsome or Iprobe decided `pick` (see
+  // ModuleSeam::on_poll); a module may rewrite it.
+  void decide_poll(PollKind kind, uint8_t* pick, size_t n) {
+    if (module_) module_->on_poll(kind, pick, n);
+  }
+  // The module lets the sends it held (SendVerdict::kHold) go.
+  void release_held();
+  // A slot whose failure the module hid (FailurePolicy::kHide) runs again as
+  // the incarnation of `card`: the engine connects to it, re-queues its own
+  // unfinished sends to it, lets the module inject (on_peer_back) and then
+  // sends. Frames from that incarnation held until now are delivered.
+  void peer_restarted(const rte::Card& card);
+  // Queues a message the module logged for process `slot` (its current
+  // incarnation) with the envelope's ctx, tag and sequence number, behind
+  // every queued frame of lower sequence number: the bytes are copied. False
+  // (nothing queued) when the engine still has that message queued itself,
+  // or the slot is not known.
+  bool inject(int32_t slot, const Envelope& e, const void* data, uint64_t len);
 
   Request* alloc_request() { return pool_.alloc(); }
   Request* request_at(uint32_t idx) const { return pool_.at(idx); }
@@ -241,6 +270,10 @@ class Engine final : public transport::Sink, public rte::EventSink {
     Request* req = nullptr;  // an EAGER or RTS to (re)build; else ctl or raw
     CtlHdr ctl{};
     std::vector<uint8_t> raw;  // non-empty: a CONTROL frame, header then payload
+    // Nothing from here on leaves: a send the module holds (release_held),
+    // or (gate) a peer whose failure the module hides (peer_restarted).
+    bool held = false;
+    bool gate = false;
   };
   struct Peer {
     Via via = Via::kNone;
@@ -248,6 +281,9 @@ class Engine final : public transport::Sink, public rte::EventSink {
     uint32_t inc = 0;
     int32_t pid = 0;
     bool alive = true;
+    bool down = false;        // its failure is hidden: waiting for the next incarnation
+    uint64_t send_seq = 0;    // last channel sequence number sent to it
+    int awaiting_resend = 0;  // stale RTSs of it, matched or not (resume_from)
     std::deque<Pending> pending;  // frames waiting for ring space, in order
   };
 
@@ -260,6 +296,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   int poll_fds(int timeout_ms);
 
   // send side (send.cpp)
+  void queue_send(Peer& p, int32_t slot, Request* r, bool held);
   bool try_send_match(Peer& p, int32_t slot, Request* r);
   bool try_send_ctl(Peer& p, int32_t slot, const CtlHdr& c);
   void send_ctl(int32_t slot, const CtlHdr& c);
@@ -280,15 +317,26 @@ class Engine final : public transport::Sink, public rte::EventSink {
   void on_data(const CtlHdr& c, const uint8_t* payload, size_t plen);
   void set_recv_status(Request* r, const MatchHdr& h);
 
+  // module seam (module_seam.cpp)
+  Envelope envelope_of(const MatchHdr& h) const;
+  bool announce_send(Peer& p, int32_t slot, Request* r);  // true: the module holds it
+  void force_wildcard(Request* r);
+  void matched(const Request* r, const MatchHdr& h) {
+    if (module_) module_->on_matched(envelope_of(h), r);
+  }
+  // kDuplicate handled: true when the frame must go no further.
+  bool screen_arrival(const MatchHdr& h, const RtsInfo& info, const uint8_t* iovs);
+  bool resume_from(const MatchHdr& h, const RtsInfo& info, const uint8_t* iovs);
+  void hide_failure(int32_t slot);
   // fault tolerance (recovery.cpp)
-  enum class Verdict : uint8_t { kAccept, kDrop, kHold };
-  Verdict classify(const MatchHdr& h) const;
+  Verdict guard(int32_t src_slot, const FrameStamp& f) const;
   void hold(int32_t slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen);
   void purge_unexpected_from(int32_t slot);
   void mark_dead(int32_t slot);
   void end_all_pending(Err err);
   void drop_collective_leftovers();
-  void install_peer(int32_t slot, const rte::Card& c);
+  void install_peer(int32_t slot, const rte::Card& c);  // the peer's queue must be empty or kept on purpose
+  size_t replay_held();
 
   // control frames (control.cpp)
   bool try_send_raw(Peer& p, int32_t slot, const uint8_t* frame, size_t len);
@@ -315,6 +363,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   uint32_t epoch_ = 0;
   FailureListener* listener_ = nullptr;
   ProgressHook* hook_ = nullptr;
+  ModuleSeam* module_ = nullptr;
 
   transport::ShmTransport shm_;
   transport::TcpTransport tcp_;

@@ -31,9 +31,9 @@ void MatchTable::forget(uint64_t ctx) {
   table_.erase(it);
 }
 
-Request* MatchTable::take_posted(Queues& q, int32_t src_slot, int tag) {
+Request* MatchTable::take_posted(Queues& q, int32_t src_slot, int tag, uint64_t seq) {
   for (Request* r = q.posted_head; r; r = r->qnext) {
-    if (!accepts(*r, src_slot, tag)) continue;
+    if (!accepts(*r, src_slot, tag, seq)) continue;
     unpost(r);
     return r;
   }
@@ -57,10 +57,11 @@ void MatchTable::unpost(Request* r) {
   r->qnext = r->qprev = nullptr;
 }
 
-Unexpected* MatchTable::find_unexpected(Queues& q, int32_t src_slot, int tag, bool take) {
+Unexpected* MatchTable::find_unexpected(Queues& q, int32_t src_slot, int tag, bool take, uint64_t seq) {
   for (Unexpected* u = q.unexp_head; u; u = u->next) {
     if (src_slot != kAnySlot && u->hdr.src_slot != src_slot) continue;
     if (tag != kAnyTag && u->hdr.tag != tag) continue;
+    if (seq != 0 && u->hdr.seq != seq) continue;
     if (take) remove_unexpected(q, u);
     return u;
   }

@@ -22,6 +22,10 @@ struct Unexpected {
   MatchHdr hdr;
   RtsInfo rts{};                 // RTS only
   std::vector<uint8_t> payload;  // EAGER: the data; RTS: the sender's iovec list
+  // RTS whose sender died while a module hid the failure: the data stayed
+  // with the dead incarnation; the next incarnation's RTS with the same
+  // sequence number replaces this one (Engine::resume_from).
+  bool stale = false;
   Unexpected* next = nullptr;
   Unexpected* prev = nullptr;
 };
@@ -40,17 +44,20 @@ class MatchTable {
   // Drops the queues of a context no communicator uses any more, if empty.
   void forget(uint64_t ctx);
 
-  static bool accepts(const Request& r, int32_t src_slot, int tag) {
-    return (r.peer_slot == kAnySlot || r.peer_slot == src_slot) && (r.tag == kAnyTag || r.tag == tag);
+  // want_seq is 0 except for a wildcard receive a module forced to one
+  // logged message (ModuleSeam::force_source).
+  static bool accepts(const Request& r, int32_t src_slot, int tag, uint64_t seq) {
+    return (r.peer_slot == kAnySlot || r.peer_slot == src_slot) && (r.tag == kAnyTag || r.tag == tag) &&
+           (r.want_seq == 0 || r.want_seq == seq);
   }
 
   // Removes and returns the first posted receive accepting the message.
-  Request* take_posted(Queues& q, int32_t src_slot, int tag);
+  Request* take_posted(Queues& q, int32_t src_slot, int tag, uint64_t seq = 0);
   void post(Queues& q, Request* r);
   void unpost(Request* r);  // r must be in the posted queue of r->ctx
 
-  // First unexpected message the receive accepts; removed if `take`.
-  Unexpected* find_unexpected(Queues& q, int32_t src_slot, int tag, bool take);
+  // First unexpected message the receive accepts (seq 0: any); removed if `take`.
+  Unexpected* find_unexpected(Queues& q, int32_t src_slot, int tag, bool take, uint64_t seq = 0);
   void add_unexpected(Queues& q, Unexpected* u);
   void remove_unexpected(Queues& q, Unexpected* u);
 

@@ -9,20 +9,18 @@
 
 namespace ftmpi::p2p {
 
-Engine::Verdict Engine::classify(const MatchHdr& h) const {
-  if (h.dst_inc != self_.incarnation) return Verdict::kDrop;  // meant for my predecessor
-  if (h.src_slot < 0 || static_cast<size_t>(h.src_slot) >= peers_.size()) return Verdict::kDrop;
-  const Peer& src = peers_[static_cast<size_t>(h.src_slot)];
-  if (h.src_inc < src.inc) return Verdict::kDrop;  // from a process that was replaced
-  // From a process (or an epoch) this process has not installed yet: the
-  // sender finished a recovery round before we did.
-  if (h.src_inc > src.inc || h.epoch > epoch_) return Verdict::kHold;
-  if (!src.alive) return Verdict::kDrop;
-  // RESET: an older generation. Collective traffic of an older epoch goes in
-  // every message mode: collectives never span a recovery (FT-MPI §5 rule 2),
-  // and call numbers, so tags, start again from 0 in each epoch.
-  if (h.epoch < epoch_ && (epoch_discard_ || comm::is_coll_context(h.ctx))) return Verdict::kDrop;
-  return Verdict::kAccept;
+Verdict Engine::guard(int32_t src_slot, const FrameStamp& f) const {
+  GuardState g;
+  g.self_inc = self_.incarnation;
+  g.epoch = epoch_;
+  g.discard_old_epochs = epoch_discard_;
+  if (src_slot >= 0 && static_cast<size_t>(src_slot) < peers_.size()) {
+    const Peer& p = peers_[static_cast<size_t>(src_slot)];
+    g.sender_known = true;
+    g.sender_inc = p.inc;
+    g.sender_alive = p.alive;
+  }
+  return guard_frame(f, g);
 }
 
 void Engine::hold(int32_t slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen) {
@@ -147,7 +145,6 @@ void Engine::install_peer(int32_t slot, const rte::Card& c) {
   p.inc = c.id.incarnation;
   p.pid = c.pid;
   p.alive = true;
-  p.pending.clear();
   cards_[static_cast<size_t>(slot)] = c;
   auto it = std::find(boot_.local_slots.begin(), boot_.local_slots.end(), slot);
   if (c.host == boot_.host && shm_.active() && it != boot_.local_slots.end()) {
@@ -207,12 +204,18 @@ void Engine::install_recovery(const RecoveryInstall& in) {
       // (BLANK keeps the rank: it now names a blank, which acts as MPI_PROC_NULL.)
     });
   }
-  // Frames that waited for this epoch or for a new incarnation.
+  size_t replayed = replay_held();
+  FTMPI_LOG(kDebug, "p2p", "installed epoch %u (%zu held frames replayed)", epoch_, replayed);
+}
+
+size_t Engine::replay_held() {
+  // Frames that waited for this epoch or for a new incarnation; those still
+  // too new are held again.
   std::vector<Held> held;
   held.swap(held_);
   for (Held& h : held)
     on_frame(h.slot, h.hdr.data(), h.hdr.size(), h.payload.empty() ? nullptr : h.payload.data(), h.payload.size());
-  FTMPI_LOG(kDebug, "p2p", "installed epoch %u (%zu held frames replayed)", epoch_, held.size());
+  return held.size();
 }
 
 }  // namespace ftmpi::p2p

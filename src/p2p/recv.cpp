@@ -35,6 +35,7 @@ Err Engine::start_recv(Request* r) {
   }
   if (r->peer_rank == kAnySource) {
     r->peer_slot = kAnySlot;
+    if (module_) force_wildcard(r);  // replay: the logged source only
   } else {
     const ProcId src = r->comm->peer_group().at(r->peer_rank);
     if (!src.valid()) {  // BLANK: a null status, buffer untouched
@@ -47,7 +48,7 @@ Err Engine::start_recv(Request* r) {
     r->peer_inc = src.incarnation;
   }
   MatchTable::Queues& q = match_.queues(r->ctx);
-  if (Unexpected* u = match_.find_unexpected(q, r->peer_slot, r->tag, true)) {
+  if (Unexpected* u = match_.find_unexpected(q, r->peer_slot, r->tag, true, r->want_seq)) {
     match_unexpected(r, u);
     return Err::kOk;
   }
@@ -58,7 +59,8 @@ Err Engine::start_recv(Request* r) {
   }
   if (r->peer_slot != kAnySlot) {
     const Peer& p = peer(r->peer_slot);
-    if (!p.alive || p.inc != r->peer_inc) {
+    // (A module hiding failures: an older incarnation names the current one.)
+    if (!p.alive || (p.inc != r->peer_inc && (!module_ || r->peer_inc > p.inc))) {
       r->st_err = Err::kOther;
       complete(r);
       return Err::kOk;
@@ -82,6 +84,7 @@ void Engine::set_recv_status(Request* r, const MatchHdr& h) {
   r->st_source = r->comm ? r->comm->peer_group().rank_of_slot(h.src_slot) : h.src_slot;
   r->st_tag = h.tag;
   r->msg_len = h.len;
+  r->seq = h.seq;
   uint64_t cap = r->data.bytes();
   if (h.len > cap) {
     r->st_err = Err::kTruncate;  // never write past the user's buffer
@@ -98,12 +101,14 @@ void Engine::on_match_frame(const MatchHdr& h, const uint8_t* rest, size_t rest_
   if (h.type == MsgType::kRts) {
     if (rest_len < sizeof info) return;
     std::memcpy(&info, rest, sizeof info);
-    if (rest_len < sizeof info + 16ull * info.niov) return;
+    if (rest_len < sizeof info + sizeof(RtsIov) * info.niov) return;
   } else if (plen != h.len) {
     return;
   }
+  if (module_ && screen_arrival(h, info, rest + sizeof info)) return;
   MatchTable::Queues& q = match_.queues(h.ctx);
-  if (Request* r = match_.take_posted(q, h.src_slot, h.tag)) {
+  if (Request* r = match_.take_posted(q, h.src_slot, h.tag, h.seq)) {
+    matched(r, h);
     if (h.type == MsgType::kEager) deliver_eager(r, h, payload, plen);
     else deliver_rts(r, h, info, rest + sizeof info);
     return;
@@ -114,12 +119,21 @@ void Engine::on_match_frame(const MatchHdr& h, const uint8_t* rest, size_t rest_
     u->payload.assign(payload, payload + plen);
   } else {
     u->rts = info;
-    u->payload.assign(rest + sizeof info, rest + sizeof info + 16ull * info.niov);
+    u->payload.assign(rest + sizeof info, rest + sizeof info + sizeof(RtsIov) * info.niov);
   }
   match_.add_unexpected(q, u);
 }
 
 void Engine::match_unexpected(Request* r, Unexpected* u) {
+  matched(r, u->hdr);
+  if (u->stale) {
+    // Its data died with the sender; the next incarnation sends the RTS again.
+    set_recv_status(r, u->hdr);
+    r->xfer_slot = u->hdr.src_slot;
+    r->proto = Proto::kAwaitResend;
+    delete u;
+    return;
+  }
   if (u->hdr.type == MsgType::kEager) deliver_eager(r, u->hdr, u->payload.data(), u->payload.size());
   else deliver_rts(r, u->hdr, u->rts, u->payload.data());
   delete u;
@@ -182,10 +196,9 @@ bool Engine::cma_read(Request* r, const RtsInfo& info, const uint8_t* iovs, uint
   if (!r->data.contig() && r->data.block_count(kCmaBatch + 1) > kCmaBatch) return false;
   std::vector<iovec> remote(info.niov);
   for (uint32_t i = 0; i < info.niov; ++i) {
-    uint64_t a, l;
-    std::memcpy(&a, iovs + 16 * i, 8);
-    std::memcpy(&l, iovs + 16 * i + 8, 8);
-    remote[i] = iovec{reinterpret_cast<void*>(a), static_cast<size_t>(l)};
+    RtsIov v;
+    std::memcpy(&v, iovs + i * sizeof v, sizeof v);
+    remote[i] = iovec{reinterpret_cast<void*>(v.addr), static_cast<size_t>(v.len)};
   }
   iovec local[kCmaBatch];
   uint64_t off = 0;
@@ -271,7 +284,14 @@ bool Engine::iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, Pr
     }
     slot = id.slot;
   }
-  Unexpected* u = match_.find_unexpected(match_.queues(ctx), slot, tag, false);
+  uint64_t seq = 0;
+  const bool wildcard = slot == kAnySlot;
+  if (wildcard && module_) {
+    int32_t forced = kAnySlot;
+    if (module_->force_source(ctx, tag, true, &forced, &seq)) slot = forced;
+    else seq = 0;
+  }
+  Unexpected* u = match_.find_unexpected(match_.queues(ctx), slot, tag, false, seq);
   if (!u && ((slot != kAnySlot && !peer(slot).alive) ||
              (slot == kAnySlot && nobody_left_to_send(c)))) {
     // Nothing will ever come from a failed process: a blocking probe must
@@ -283,6 +303,7 @@ bool Engine::iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, Pr
     return true;
   }
   if (!u) return false;
+  if (wildcard && module_) module_->on_matched(envelope_of(u->hdr), nullptr);
   out->err = Err::kOk;
   out->source = c.peer_group().rank_of_slot(u->hdr.src_slot);
   out->tag = u->hdr.tag;

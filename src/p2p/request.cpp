@@ -15,7 +15,8 @@ Request* RequestPool::alloc() {
   uint32_t idx = free_.back();
   free_.pop_back();
   Request* r = by_index_[idx];
-  *r = Request{};
+  // data and bounce were emptied by release() (or never filled).
+  static_cast<RequestState&>(*r) = RequestState{};
   r->id = (static_cast<uint64_t>(++gen_[idx]) << 32) | idx;
   ++live_;
   return r;
@@ -27,7 +28,7 @@ void RequestPool::release(Request* r) {
   if (r->holds_comm) --r->comm->pending_ops;
   r->holds_comm = false;
   r->id = 0;
-  r->data = TypedBuffer{};
+  r->data.clear();
   r->bounce.reset();
   free_.push_back(idx);
   --live_;

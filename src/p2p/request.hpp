@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "base/err.hpp"
@@ -32,13 +33,18 @@ enum class Proto : uint8_t {
   kWaitCts,       // RTS sent, waiting for CTS (pipelined)
   kPushing,       // sender streaming DATA
   kReceiving,     // receiver taking DATA
+  kAwaitResend,   // receiver matched an RTS whose sender died, a module hiding it:
+                  // waits for the next incarnation's RTS of the same sequence number
   kDone,
 };
 
 struct Request;
 using CompletionFn = void (*)(Request&, void* arg);
 
-struct Request {
+// Everything of a request but the buffers it owns. Trivially copyable, so a
+// pooled request is reset with a few stores (RequestPool::alloc) instead of
+// building and moving a whole Request.
+struct RequestState {
   uint64_t id = 0;
   ReqKind kind = ReqKind::kSend;
   SendMode mode = SendMode::kStandard;
@@ -63,20 +69,17 @@ struct Request {
   // persistent request, its creation) until it is released, so a freed
   // communicator outlives every request that may still read `comm`.
   bool holds_comm = false;
-  void hold_comm() {
-    if (comm && !holds_comm) {
-      ++comm->pending_ops;
-      holds_comm = true;
-    }
-  }
 
-  TypedBuffer data;
   comm::Communicator* comm = nullptr;
   int peer_rank = 0;   // as given by the user (rank, MPI_ANY_SOURCE or MPI_PROC_NULL)
   int32_t peer_slot = -1;  // send: destination; recv: required source (-1 = any)
   uint32_t peer_inc = 0;
   int tag = 0;
   uint64_t ctx = 0;
+  // Channel sequence number: send: the one it carries; receive: the matched
+  // message's. want_seq: a forced wildcard receive's only message (0: any).
+  uint64_t seq = 0;
+  uint64_t want_seq = 0;
 
   // Outcome (what MPI_Status reports). st_slot: the sender of a received
   // message, so a status read after a SHRINK recovery shows its new rank.
@@ -91,14 +94,24 @@ struct Request {
   uint64_t remote_req = 0;  // the other side's request id (user request of a bsend: the internal one)
   uint64_t done_bytes = 0;  // pipelined bytes sent / received
   int32_t xfer_slot = -1;   // peer of the data transfer
-  std::unique_ptr<uint8_t[]> bounce;  // buffered-mode copy or pack buffer
 
   Request* qnext = nullptr;  // posted queue / pending list
   Request* qprev = nullptr;
 
   CompletionFn on_complete = nullptr;  // upper layers (bsend, collectives)
   void* cb_arg = nullptr;
+};
 
+struct Request : RequestState {
+  TypedBuffer data;
+  std::unique_ptr<uint8_t[]> bounce;  // buffered-mode copy or pack buffer
+
+  void hold_comm() {
+    if (comm && !holds_comm) {
+      ++comm->pending_ops;
+      holds_comm = true;
+    }
+  }
   void reset_outcome() {
     st_source = 0;
     st_tag = 0;
@@ -112,9 +125,12 @@ struct Request {
     done_bytes = 0;
     msg_len = 0;
     remote_req = 0;
+    want_seq = 0;
     complete = false;
   }
 };
+
+static_assert(std::is_trivially_copyable_v<RequestState>);
 
 class RequestPool {
  public:

@@ -11,7 +11,7 @@ namespace ftmpi::p2p {
 namespace {
 constexpr size_t kMaxRtsIov = 64;
 
-MatchHdr make_match(const Request& r, MsgType t, ProcId self, uint32_t epoch, uint64_t len) {
+MatchHdr make_match(const Request& r, MsgType t, ProcId self, uint32_t epoch, uint32_t dst_inc, uint64_t len) {
   MatchHdr h{};
   h.type = t;
   h.flags = r.mode == SendMode::kSync ? kFlagSync : 0;
@@ -20,9 +20,10 @@ MatchHdr make_match(const Request& r, MsgType t, ProcId self, uint32_t epoch, ui
   h.src_slot = self.slot;
   h.src_inc = self.incarnation;
   h.epoch = epoch;
-  h.dst_inc = r.peer_inc;
+  h.dst_inc = dst_inc;
   h.len = len;
   h.sreq = r.id;
+  h.seq = r.seq;
   return h;
 }
 }  // namespace
@@ -58,19 +59,33 @@ Err Engine::start_send(Request* r) {
   r->xfer_slot = dst.slot;
   Peer& p = peer(dst.slot);
   if (!p.alive || p.inc != dst.incarnation) {
-    r->st_err = Err::kOther;
-    complete(r);
-    return Err::kOk;
+    // A module that hides failures keeps the communicators' old incarnations:
+    // they name the slot's current one (module_seam.hpp, kHide).
+    if (!module_ || !p.alive || dst.incarnation > p.inc) {
+      r->st_err = Err::kOther;
+      complete(r);
+      return Err::kOk;
+    }
+    r->peer_inc = p.inc;
   }
+  r->seq = ++p.send_seq;
+  if (module_ && announce_send(p, dst.slot, r)) return Err::kOk;
   if (p.via == Via::kSelf) {
     send_self(r);
     return Err::kOk;
   }
   if (p.pending.empty() && try_send_match(p, dst.slot, r)) return Err::kOk;
-  r->proto = Proto::kQueued;
-  if (p.pending.empty()) pending_peers_.push_back(dst.slot);
-  p.pending.push_back(Pending{r, {}, {}});
+  queue_send(p, dst.slot, r, false);
   return Err::kOk;
+}
+
+void Engine::queue_send(Peer& p, int32_t slot, Request* r, bool held) {
+  r->proto = Proto::kQueued;
+  if (p.pending.empty()) pending_peers_.push_back(slot);
+  Pending f;
+  f.req = r;
+  f.held = held;
+  p.pending.push_back(std::move(f));
 }
 
 bool Engine::try_send_match(Peer& p, int32_t slot, Request* r) {
@@ -80,7 +95,7 @@ bool Engine::try_send_match(Peer& p, int32_t slot, Request* r) {
     if (len <= shm_eager_) {
       uint8_t* rec = shm_.reserve(p.local, sizeof(MatchHdr), len);
       if (!rec) return false;
-      MatchHdr h = make_match(*r, MsgType::kEager, self_, epoch_, len);
+      MatchHdr h = make_match(*r, MsgType::kEager, self_, epoch_, p.inc, len);
       std::memcpy(transport::ShmTransport::hdr_ptr(rec), &h, sizeof h);
       if (len) r->data.pack(0, transport::ShmTransport::payload_ptr(rec, sizeof h), len);
       shm_.commit(p.local, rec, sizeof h, len);
@@ -96,18 +111,17 @@ bool Engine::try_send_match(Peer& p, int32_t slot, Request* r) {
       niov = r->data.iovecs(0, iov, kMaxRtsIov, len, &got);
       if (got != len) niov = 0;
     }
-    size_t hlen = sizeof(MatchHdr) + sizeof(RtsInfo) + niov * 16;
+    size_t hlen = sizeof(MatchHdr) + sizeof(RtsInfo) + niov * sizeof(RtsIov);
     uint8_t* rec = shm_.reserve(p.local, hlen, 0);
     if (!rec) return false;
     uint8_t* h = transport::ShmTransport::hdr_ptr(rec);
-    MatchHdr mh = make_match(*r, MsgType::kRts, self_, epoch_, len);
+    MatchHdr mh = make_match(*r, MsgType::kRts, self_, epoch_, p.inc, len);
     RtsInfo info{static_cast<int32_t>(getpid()), static_cast<uint32_t>(niov)};
     std::memcpy(h, &mh, sizeof mh);
     std::memcpy(h + sizeof mh, &info, sizeof info);
     for (size_t i = 0; i < niov; ++i) {
-      uint64_t a = reinterpret_cast<uint64_t>(iov[i].iov_base), l = iov[i].iov_len;
-      std::memcpy(h + sizeof mh + sizeof info + 16 * i, &a, 8);
-      std::memcpy(h + sizeof mh + sizeof info + 16 * i + 8, &l, 8);
+      RtsIov v{reinterpret_cast<uint64_t>(iov[i].iov_base), iov[i].iov_len};
+      std::memcpy(h + sizeof mh + sizeof info + i * sizeof v, &v, sizeof v);
     }
     shm_.commit(p.local, rec, hlen, 0);
     r->proto = Proto::kWaitCts;
@@ -116,7 +130,7 @@ bool Engine::try_send_match(Peer& p, int32_t slot, Request* r) {
   }
   // TCP never refuses a frame: it queues what the socket does not take.
   if (len <= tcp_eager_) {
-    MatchHdr h = make_match(*r, MsgType::kEager, self_, epoch_, len);
+    MatchHdr h = make_match(*r, MsgType::kEager, self_, epoch_, p.inc, len);
     const void* src = r->data.contig();
     if (!src && len) {
       if (scratch_.size() < len) scratch_.resize(len);
@@ -129,7 +143,7 @@ bool Engine::try_send_match(Peer& p, int32_t slot, Request* r) {
     return true;
   }
   uint8_t hdr[sizeof(MatchHdr) + sizeof(RtsInfo)];
-  MatchHdr mh = make_match(*r, MsgType::kRts, self_, epoch_, len);
+  MatchHdr mh = make_match(*r, MsgType::kRts, self_, epoch_, p.inc, len);
   RtsInfo info{static_cast<int32_t>(getpid()), 0};
   std::memcpy(hdr, &mh, sizeof mh);
   std::memcpy(hdr + sizeof mh, &info, sizeof info);
@@ -162,14 +176,17 @@ void Engine::send_ctl(int32_t slot, const CtlHdr& c) {
   }
   if (p.pending.empty() && try_send_ctl(p, slot, c)) return;
   if (p.pending.empty()) pending_peers_.push_back(slot);
-  p.pending.push_back(Pending{nullptr, c, {}});
+  Pending f;
+  f.ctl = c;
+  p.pending.push_back(std::move(f));
 }
 
 void Engine::send_self(Request* r) {
   const uint64_t len = r->data.bytes();
   MatchTable::Queues& q = match_.queues(r->ctx);
-  MatchHdr h = make_match(*r, MsgType::kRts, self_, epoch_, len);
-  if (Request* rr = match_.take_posted(q, self_.slot, r->tag)) {
+  MatchHdr h = make_match(*r, MsgType::kRts, self_, epoch_, self_.incarnation, len);
+  if (Request* rr = match_.take_posted(q, self_.slot, r->tag, r->seq)) {
+    matched(rr, h);
     RtsInfo none{};
     deliver_rts(rr, h, none, nullptr);  // copies from r and completes both
     return;
@@ -197,6 +214,7 @@ int Engine::flush_pending() {
     Peer& p = peer(slot);
     while (!p.pending.empty()) {
       Pending& f = p.pending.front();
+      if (f.held || f.gate) break;
       bool sent = f.req            ? try_send_match(p, slot, f.req)
                   : !f.raw.empty() ? try_send_raw(p, slot, f.raw.data(), f.raw.size())
                                    : try_send_ctl(p, slot, f.ctl);

@@ -21,6 +21,10 @@ class TypedBuffer {
   TypedBuffer(TypedBuffer&&) noexcept;
   TypedBuffer& operator=(TypedBuffer&&) noexcept;
   ~TypedBuffer();
+  // Points this buffer at other data in place (the per-message path: no
+  // temporary, no reference count traffic for the predefined types).
+  void reset(void* buf, size_t count, const dtype::TypeRef& type);
+  void clear() { reset(nullptr, 0, dtype::TypeRef{}); }
 
   uint64_t bytes() const { return bytes_; }
   // Start of the data when it is one contiguous block (else nullptr).

@@ -1,5 +1,5 @@
 // Point-to-point protocol headers, carried as the "header" part of transport
-// frames (spec/wire-p2p.md). Native byte order: frames never leave a
+// frames (spec/wire-p2p.md, wire version kWireVersion). Native byte order: frames never leave a
 // homogeneous job (the TCP transport still frames lengths little-endian).
 //
 //   EAGER  match header + payload            message fits the eager limit
@@ -17,6 +17,10 @@
 #include <cstdint>
 
 namespace ftmpi::p2p {
+
+// spec/wire-p2p.md's version of these layouts. 2: MatchHdr carries the
+// channel sequence number (48 -> 56 bytes).
+inline constexpr uint32_t kWireVersion = 2;
 
 enum class MsgType : uint8_t {
   kEager = 1,
@@ -44,8 +48,19 @@ struct MatchHdr {
   uint32_t dst_inc;  // the incarnation the sender meant (spec/ft-semantics.md §6)
   uint64_t len;   // message size in bytes (packed)
   uint64_t sreq;  // sender's request id (RTS and synchronous EAGER)
+  // Channel sequence number: per ordered pair of slots, counted from 1 by the
+  // sender in the order its sends start (self included). Matching does not
+  // need it (frames of a pair arrive in order); a module does (module_seam.hpp).
+  uint64_t seq;
 };
-static_assert(sizeof(MatchHdr) == 48);
+static_assert(sizeof(MatchHdr) == 56);
+
+// One (address, length) pair of an RTS's iovec list.
+struct RtsIov {
+  uint64_t addr;
+  uint64_t len;
+};
+static_assert(sizeof(RtsIov) == 16);
 
 // Follows MatchHdr in an RTS. niov > 0: the sender's data is readable with
 // process_vm_readv at these addresses (pairs of u64 addr, u64 len follow).

@@ -1,0 +1,205 @@
+// The engine's side of the module seam (module_seam.hpp, spec/module-seam.md):
+// announcing sends, holding them for the module, forcing wildcard matches,
+// screening arrivals for duplicates, and hiding a failure until the slot's
+// next incarnation runs (re-sending what the engine itself had not finished,
+// and letting the module inject what it logged).
+#include <algorithm>
+
+#include "base/log.hpp"
+#include "p2p/engine.hpp"
+
+namespace ftmpi::p2p {
+
+Envelope Engine::envelope_of(const MatchHdr& h) const {
+  Envelope e;
+  e.src_slot = h.src_slot;
+  e.src_inc = h.src_inc;
+  e.dst_slot = self_.slot;
+  e.dst_inc = self_.incarnation;
+  e.ctx = h.ctx;
+  e.tag = h.tag;
+  e.epoch = h.epoch;
+  e.len = h.len;
+  e.seq = h.seq;
+  e.sync = (h.flags & kFlagSync) != 0;
+  return e;
+}
+
+bool Engine::announce_send(Peer& p, int32_t slot, Request* r) {
+  Envelope e;
+  e.src_slot = self_.slot;
+  e.src_inc = self_.incarnation;
+  e.dst_slot = slot;
+  e.dst_inc = p.inc;
+  e.ctx = r->ctx;
+  e.tag = r->tag;
+  e.epoch = epoch_;
+  e.len = r->data.bytes();
+  e.seq = r->seq;
+  e.sync = r->mode == SendMode::kSync;
+  if (module_->on_send(e, r->data) != SendVerdict::kHold || p.via == Via::kSelf) return false;
+  queue_send(p, slot, r, true);
+  return true;
+}
+
+void Engine::release_held() {
+  for (int32_t slot : pending_peers_)
+    for (Pending& f : peer(slot).pending) f.held = false;
+}
+
+void Engine::force_wildcard(Request* r) {
+  int32_t slot = kAnySlot;
+  uint64_t seq = 0;
+  if (!module_->force_source(r->ctx, r->tag, false, &slot, &seq)) return;
+  if (slot < 0 || static_cast<size_t>(slot) >= peers_.size()) {
+    FTMPI_LOG(kWarn, "p2p", "module forced a wildcard receive to unknown slot %d; ignored", slot);
+    return;
+  }
+  // Still reported as a wildcard receive (peer_rank stays MPI_ANY_SOURCE).
+  r->peer_slot = slot;
+  r->peer_inc = peer(slot).inc;
+  r->want_seq = seq;
+}
+
+bool Engine::screen_arrival(const MatchHdr& h, const RtsInfo& info, const uint8_t* iovs) {
+  if (h.type == MsgType::kRts && peer(h.src_slot).awaiting_resend > 0 && resume_from(h, info, iovs)) return true;
+  if (module_->on_arrival(envelope_of(h)) == ArrivalVerdict::kAccept) return false;
+  // A duplicate: this process has the message already. A re-executed sender
+  // that waits for the match gets the answer it would have had.
+  CtlHdr c{};
+  c.sreq = h.sreq;
+  if (h.type == MsgType::kRts) c.type = MsgType::kFin;
+  else if (h.flags & kFlagSync) c.type = MsgType::kAck;
+  else return true;
+  send_ctl(h.src_slot, c);
+  return true;
+}
+
+bool Engine::resume_from(const MatchHdr& h, const RtsInfo& info, const uint8_t* iovs) {
+  Peer& p = peer(h.src_slot);
+  MatchTable::Queues& q = match_.queues(h.ctx);
+  for (Unexpected* u = q.unexp_head; u; u = u->next) {
+    if (!u->stale || u->hdr.src_slot != h.src_slot || u->hdr.seq != h.seq) continue;
+    u->hdr = h;  // not matched yet: the new RTS takes the stale one's place
+    u->rts = info;
+    u->payload.assign(iovs, iovs + sizeof(RtsIov) * info.niov);
+    u->stale = false;
+    --p.awaiting_resend;
+    return true;
+  }
+  Request* waiting = nullptr;
+  pool_.for_each_live([&](Request* r) {
+    if (!waiting && r->proto == Proto::kAwaitResend && r->xfer_slot == h.src_slot && r->seq == h.seq) waiting = r;
+  });
+  if (!waiting) return false;
+  --p.awaiting_resend;
+  deliver_rts(waiting, h, info, iovs);
+  return true;
+}
+
+void Engine::hide_failure(int32_t slot) {
+  Peer& p = peer(slot);
+  if (p.down || !p.alive) return;
+  p.down = true;
+  if (p.via == Via::kTcp) tcp_.drop_peer(slot);
+  // A cancel answer from the dead incarnation will never come: the message
+  // is sent again instead, and completes normally.
+  std::vector<Request*> again;
+  pool_.for_each_live([&](Request* r) {
+    if (r->cancel_pending && r->peer_slot == slot) end_cancel_wait(r, false);
+  });
+  // Own sends the dead incarnation had not finished go again, whole, to the
+  // next one with their sequence numbers: it drops those it has.
+  pool_.for_each_live([&](Request* r) {
+    if (r->kind != ReqKind::kSend || !r->active || r->peer_slot != slot) return;
+    if (r->proto == Proto::kWaitAck || r->proto == Proto::kWaitCts || r->proto == Proto::kWaitFin ||
+        r->proto == Proto::kPushing)
+      again.push_back(r);
+  });
+  std::erase_if(pushing_, [&](Request* r) { return r->xfer_slot == slot; });
+  std::sort(again.begin(), again.end(), [](const Request* a, const Request* b) { return a->seq < b->seq; });
+  std::deque<Pending> q;
+  Pending gate;
+  gate.gate = true;
+  q.push_back(std::move(gate));
+  for (Request* r : again) {
+    r->proto = Proto::kQueued;
+    r->done_bytes = 0;
+    Pending f;
+    f.req = r;
+    q.push_back(std::move(f));
+  }
+  // Protocol replies name the dead incarnation's requests: they go.
+  for (Pending& f : p.pending)
+    if (f.req || !f.raw.empty()) q.push_back(std::move(f));
+  if (p.pending.empty()) pending_peers_.push_back(slot);
+  p.pending = std::move(q);
+  // Receives whose data died with the sender wait for the next incarnation's RTS.
+  pool_.for_each_live([&](Request* r) {
+    if (r->kind == ReqKind::kRecv && r->proto == Proto::kReceiving && r->xfer_slot == slot) {
+      r->proto = Proto::kAwaitResend;
+      ++p.awaiting_resend;
+    }
+  });
+  match_.for_each([&](uint64_t, MatchTable::Queues& mq) {
+    for (Unexpected* u = mq.unexp_head; u; u = u->next) {
+      if (u->hdr.src_slot == slot && u->hdr.type == MsgType::kRts && !u->stale) {
+        u->stale = true;
+        ++p.awaiting_resend;
+      }
+    }
+  });
+  FTMPI_LOG(kDebug, "p2p", "failure of slot %d hidden: %zu sends will go again, %d receives wait", slot,
+            again.size(), p.awaiting_resend);
+}
+
+void Engine::peer_restarted(const rte::Card& card) {
+  const int32_t slot = card.id.slot;
+  if (slot < 0 || static_cast<size_t>(slot) >= peers_.size() || slot == self_.slot) return;
+  Peer& p = peer(slot);
+  if (!p.down || card.id.incarnation <= p.inc) return;
+  install_peer(slot, card);
+  std::erase_if(p.pending, [](const Pending& f) { return !f.req && f.raw.empty() && !f.gate; });
+  for (Pending& f : p.pending)
+    if (f.req) f.req->peer_inc = p.inc;
+  if (module_) module_->on_peer_back(card.id);
+  std::erase_if(p.pending, [](const Pending& f) { return f.gate; });
+  p.down = false;
+  if (p.pending.empty()) std::erase(pending_peers_, slot);
+  replay_held();
+}
+
+bool Engine::inject(int32_t slot, const Envelope& e, const void* data, uint64_t len) {
+  if (slot < 0 || static_cast<size_t>(slot) >= peers_.size() || slot == self_.slot) return false;
+  Peer& p = peer(slot);
+  if (!p.alive) return false;
+  for (const Pending& f : p.pending)
+    if (f.req && f.req->seq == e.seq) return false;  // the engine sends it again itself
+  Request* r = pool_.alloc();
+  r->kind = ReqKind::kSend;
+  r->bounce = std::make_unique<uint8_t[]>(len ? len : 1);
+  if (len) std::memcpy(r->bounce.get(), data, len);
+  r->data = TypedBuffer(r->bounce.get(), len, dtype::builtin_ref(dtype::Builtin::kByte));
+  r->ctx = e.ctx;
+  r->tag = e.tag;
+  r->seq = e.seq;
+  r->peer_rank = -1;
+  r->peer_slot = slot;
+  r->peer_inc = p.inc;
+  r->xfer_slot = slot;
+  r->active = true;
+  r->started = true;
+  r->user_freed = true;  // nobody waits for it: released when it completes
+  r->proto = Proto::kQueued;
+  ++active_sends_;
+  auto it = p.pending.begin();
+  while (it != p.pending.end() && (!it->req || it->req->seq < e.seq)) ++it;
+  const bool was_empty = p.pending.empty();
+  Pending f;
+  f.req = r;
+  p.pending.insert(it, std::move(f));
+  if (was_empty) pending_peers_.push_back(slot);
+  return true;
+}
+
+}  // namespace ftmpi::p2p

@@ -1,0 +1,121 @@
+// The seam through which an optional module watches and steers the
+// point-to-point engine (DESIGN §8: the pessimistic sender-based
+// message-logging module). The engine holds one ModuleSeam pointer, null
+// when no module is on; every call below sits behind `if (module_)`, and the
+// calls on the per-message path are the only ones a job without a module
+// pays for (one predictable branch each).
+//
+// Where each call is made and what it may do: spec/module-seam.md. In short:
+//   on_send        start_send, destination resolved, before the first byte
+//                  leaves; may copy the payload; may HOLD sends to other
+//                  processes until Engine::release_held()
+//   on_arrival     an EAGER/RTS from another process passed the frame guard,
+//                  before matching; may drop it as a duplicate
+//   force_source   a wildcard receive or probe is about to match (replay:
+//                  the logged source)
+//   on_matched     a message matched a receive (wildcard or not), or a
+//                  wildcard probe found one
+//   on_delivered   a request reaches the application (every completion path)
+//   on_poll        a Test-family call, Waitany/Waitsome or Iprobe decided
+//                  (replay: the logged outcome)
+//   on_failure     the runtime says a process died: FT-MPI rule, or hide it
+//   on_peer_back   a hidden failure's slot runs again as a new incarnation
+//
+// Everything runs inside MPI calls on the one thread; calls made from inside
+// a transport poll (on_arrival, on_matched) may send or inject but must not
+// poll or wait.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "base/proc_id.hpp"
+
+namespace ftmpi::p2p {
+
+struct Request;
+class TypedBuffer;
+
+// One message as the module sees it (spec/wire-p2p.md, MatchHdr).
+struct Envelope {
+  int32_t src_slot = -1;
+  uint32_t src_inc = 0;
+  int32_t dst_slot = -1;
+  uint32_t dst_inc = 0;
+  uint64_t ctx = 0;
+  int32_t tag = 0;
+  uint32_t epoch = 0;
+  uint64_t len = 0;   // packed bytes
+  uint64_t seq = 0;   // channel sequence number: per ordered pair of slots, from 1
+  bool sync = false;  // synchronous send: the sender waits for the match
+};
+
+enum class SendVerdict : uint8_t {
+  kGo,    // send now
+  kHold,  // keep it (and everything after it to that process) until release_held()
+};
+
+enum class ArrivalVerdict : uint8_t {
+  kAccept,
+  kDuplicate,  // already received by this process (or its image): dropped; a
+               // sender that waits (RTS, synchronous EAGER) is answered as if
+               // the message had matched, so its re-executed send completes
+};
+
+// What the runtime's PROC_FAILED means for this process.
+enum class FailurePolicy : uint8_t {
+  kFail,  // FT-MPI (spec/ft-semantics.md): purge, fail the requests, tell the layers above
+  kHide,  // transparent mode: nothing fails, traffic to the slot waits for its next incarnation
+};
+
+enum class PollKind : uint8_t { kTest, kTestall, kTestany, kTestsome, kWaitany, kWaitsome, kIprobe };
+
+class ModuleSeam {
+ public:
+  virtual ~ModuleSeam() = default;
+
+  // A send whose destination is resolved (self included), before any byte of
+  // it leaves. `data` reads the message: data.pack(offset, dst, n) copies
+  // packed bytes (the user may reuse the buffer as soon as the send
+  // completes, which for an eager message is at once). kHold is honoured for
+  // other processes only.
+  virtual SendVerdict on_send(const Envelope& e, TypedBuffer& data) = 0;
+
+  // An EAGER or RTS from another process, accepted by the frame guard, before
+  // it is matched or queued. Frames a module injected are seen here too on
+  // the receiving side.
+  virtual ArrivalVerdict on_arrival(const Envelope& e) = 0;
+
+  // A receive (or probe, `probe` true) with MPI_ANY_SOURCE on context `ctx`
+  // is about to look for a message. Replay: return true and the logged
+  // message's source slot and sequence number; the receive then matches that
+  // message only (the probe reports nothing else), waiting for it if needed.
+  virtual bool force_source(uint64_t ctx, int tag, bool probe, int32_t* src_slot, uint64_t* seq) = 0;
+
+  // The message `e` matched receive `r` (r.peer_rank says whether it was a
+  // wildcard), or a probe (`r` null) found it. Self messages included.
+  virtual void on_matched(const Envelope& e, const Request* r) = 0;
+
+  // `r` completes towards the application: its status is about to be
+  // reported (MPI_Wait/Test families, blocking MPI_Send/Recv/Sendrecv).
+  virtual void on_delivered(const Request& r) = 0;
+
+  // A non-deterministic completion decision. `pick[i]` says whether request
+  // i (or, for kIprobe, the one probe) is reported complete; all zeros is an
+  // unsuccessful poll. Replay: rewrite `pick`; the caller then waits until
+  // every picked request is complete and reports exactly those (for
+  // kTestany/kWaitany pick at most one).
+  virtual void on_poll(PollKind kind, uint8_t* pick, size_t n) = 0;
+
+  // The runtime says `who` died. kHide: the engine keeps every request and
+  // queued frame (sends to the slot wait), drops nothing of it, tells the
+  // layers above nothing, and waits for Engine::peer_restarted().
+  virtual FailurePolicy on_failure(ProcId who) = 0;
+
+  // After Engine::peer_restarted(): the engine re-queued its own unfinished
+  // sends to that slot (same sequence numbers); the module now injects the
+  // logged messages the new incarnation must get again (Engine::inject).
+  // Frames reach the new incarnation once this returns.
+  virtual void on_peer_back(ProcId who) = 0;
+};
+
+}  // namespace ftmpi::p2p
