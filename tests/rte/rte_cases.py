@@ -6,8 +6,9 @@ the job is left behind.
     rte_cases.py CASE --ftmpirun PATH --probe PATH --app PATH
 
 Cases about recovery rounds, injection, --kill and the timeline are in
-rte_ft_cases.py (they run rte_app, a fake fault-tolerant application); the
-job machinery shared by both is in rte_jobs.py.
+rte_ft_cases.py (they run rte_app, a fake fault-tolerant application), cases
+about the runtime's own limits in rte_limits_cases.py; the job machinery
+shared by all is in rte_jobs.py.
 
 Every job gets a unique `--marker` argument; afterwards `pgrep -f` must find
 neither a rank carrying it nor an ftmpid of that launcher (`--job <pid>`).
@@ -26,6 +27,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rte_ft_cases  # noqa: E402
+import rte_limits_cases  # noqa: E402
 from rte_jobs import Failure, Job, expect, expect_code, rank_lines, reason, run  # noqa: E402
 
 
@@ -402,7 +404,8 @@ def main():
     ap.add_argument("--probe", required=True)
     ap.add_argument("--app", required=True)
     ctx = ap.parse_args()
-    fn = globals().get("case_" + ctx.case) or getattr(rte_ft_cases, "case_" + ctx.case, None)
+    fn = (globals().get("case_" + ctx.case) or getattr(rte_ft_cases, "case_" + ctx.case, None)
+          or getattr(rte_limits_cases, "case_" + ctx.case, None))
     if not fn:
         print(f"unknown case {ctx.case}")
         return 2
