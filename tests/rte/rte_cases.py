@@ -204,20 +204,29 @@ def case_wrapper_script(ctx):
 
 
 def case_exec_failure(ctx):
-    j = run(ctx, ["-np", "2"], program="/nonexistent/rte-probe")
-    expect_code(j, 127)
-    lines = [l for l in j.err.splitlines() if "cannot execute" in l]
-    expect(lines, "no exec error")
-    for l in lines:
-        expect(l == "ftmpid: cannot execute '/nonexistent/rte-probe': No such file or directory",
-               f"exec error line damaged: {l!r}")
-    reason(j, r"\d", r"exited with status 127 before MPI_Finalize")
-    # In an FT mode the job goes on without them, and with no survivor it failed.
-    j = run(ctx, ["-np", "3", "--ft-comm-mode=blank"], program="/nonexistent/rte-probe")
-    expect_code(j, 1)
-    expect(len(re.findall(r"died: exited with status 127 before MPI_Finalize in epoch 0; survivors notified",
-                          j.err)) == 3, "every failed start is reported")
-    expect("ftmpirun: every process of the job has died; nothing is left to recover" in j.err, "no end-of-job reason")
+    # A program that exists on this machine but fails to execute (its
+    # interpreter is missing): each rank's start fails.
+    with tempfile.NamedTemporaryFile("w", suffix=".notexec", delete=False) as f:
+        f.write("#!/nonexistent/interpreter\n")
+    os.chmod(f.name, 0o755)
+    try:
+        j = run(ctx, ["-np", "2"], program=f.name)
+        expect_code(j, 127)
+        lines = [l for l in j.err.splitlines() if "cannot execute" in l]
+        expect(lines, "no exec error")
+        for l in lines:
+            expect(l == f"ftmpid: cannot execute '{f.name}': No such file or directory",
+                   f"exec error line damaged: {l!r}")
+        reason(j, r"\d", r"exited with status 127 before MPI_Finalize")
+        # In an FT mode the job goes on without them, and with no survivor it failed.
+        j = run(ctx, ["-np", "3", "--ft-comm-mode=blank"], program=f.name)
+        expect_code(j, 1)
+        expect(len(re.findall(r"died: exited with status 127 before MPI_Finalize in epoch 0; survivors notified",
+                              j.err)) == 3, "every failed start is reported")
+        expect("ftmpirun: every process of the job has died; nothing is left to recover" in j.err,
+               "no end-of-job reason")
+    finally:
+        os.unlink(f.name)
 
 
 def selfkill(ctx, np, victim):

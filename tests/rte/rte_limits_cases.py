@@ -58,3 +58,53 @@ def case_stale_contact_files(ctx):
     expect(left == [str(live.p.pid)], f"the running job's contact file was removed: {left}")
     shutil.rmtree(xdg)
 
+
+def case_missing_program(ctx):
+    for args, prog, why in ((["-np", "4"], "/nonexistent/rte-probe", "No such file or directory"),
+                            (["-np", "3", "--ft-comm-mode=blank"], "/nonexistent/rte-probe",
+                             "No such file or directory"),
+                            (["-np", "2"], "no-such-program-rte-test", "No such file or directory"),
+                            (["-np", "2"], "/tmp", "Permission denied")):
+        j = run(ctx, args, program=prog)
+        expect_code(j, 127)
+        lines = [l for l in j.err.splitlines() if l]
+        expect(lines == [f"ftmpirun: cannot execute '{prog}': {why}"],
+               f"{args} {prog}: expected one line, got {lines!r}")
+        expect(j.out == "", "a job ran")
+
+
+def case_long_arguments(ctx):
+    big = "x" * 100_000
+    cases = ((["--bogus" + big, "prog"], 2), (["-np", big, "prog"], 2), (["--host", big + ":2", "prog"], 2),
+             (["--inject", "kill " + big, "prog"], 2), (["--ft-comm-mode=" + big, "prog"], 2),
+             (["--kill", big], 2), (["-np", "1", "/nonexistent/" + big], 127))
+    for args, code in cases:
+        p = subprocess.run([ctx.ftmpirun] + args, capture_output=True, text=True, timeout=30)
+        what = args[0][:20]
+        expect(p.returncode == code, f"{what}...: exit {p.returncode}, expected {code}")
+        lines = p.stderr.splitlines()
+        expect(lines and lines[0].startswith("ftmpirun: "), f"{what}...: no message: {p.stderr[:200]!r}")
+        longest = max(len(l) for l in lines)
+        expect(longest <= 300, f"{what}...: a {longest}-byte line echoes the argument")
+        expect("(cut; 10" in p.stderr, f"{what}...: the message does not say the value was cut")
+    p = subprocess.run([ctx.ftmpirun, "-np", "1", "prog"], capture_output=True, text=True, timeout=30,
+                       env=dict(os.environ, FTMPI_COMM_MODE=big))
+    expect(p.returncode == 2 and max(len(l) for l in p.stderr.splitlines()) <= 300, "a long variable is echoed")
+
+
+def case_np_over_limits(ctx):
+    t0 = time.time()
+    j = run(ctx, ["-np", "100000"], ["cards"])
+    expect_code(j, 1)
+    lines = [l for l in j.err.splitlines() if l]
+    expect(len(lines) == 1 and re.fullmatch(
+        r"ftmpirun: 100000 ranks on host \S+ need about 500064 open files in its daemon, more than the limit "
+        r"of \d+ \(ulimit -n\); use more hosts or fewer ranks per host", lines[0]), f"messages: {lines!r}")
+    expect(time.time() - t0 < 20, "the check came late")
+    # The same under the usual 1024: 200 ranks do not fit, and nothing starts.
+    p = subprocess.run(["bash", "-c", f"ulimit -n 1024 && exec {ctx.ftmpirun} -np 200 {ctx.probe} cards"],
+                       capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 1 and "200 ranks on host" in p.stderr and "of 1024 (ulimit -n)" in p.stderr,
+           f"-np 200 under ulimit -n 1024: {p.returncode} {p.stderr[-300:]!r}")
+    expect(p.stdout == "", "ranks started")
+

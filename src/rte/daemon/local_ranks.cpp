@@ -16,6 +16,7 @@
 #include "base/fd.hpp"
 #include "base/log.hpp"
 #include "base/params.hpp"
+#include "rte/common/limits.hpp"
 #include "rte/common/process.hpp"
 
 namespace ftmpi::rte {
@@ -59,6 +60,14 @@ bool LocalRanks::create_host_resources(const std::vector<int32_t>& slots, uint64
     ranks_[i].local_index = static_cast<int32_t>(i);
   }
   uint64_t n = slots.size();
+  // The launcher checked this machine's hosts; a remote host checks here.
+  char host[256] = "?";
+  gethostname(host, sizeof host - 1);
+  std::string problem = fd_limit_problem(static_cast<long>(n), host, raise_open_file_limit());
+  if (!problem.empty()) {
+    err = problem;
+    return false;
+  }
   shm_size_ = shm_size ? shm_size : (1ull << 20) + n * n * (256ull << 10);
   shm_fd_ = memfd_create("ftmpi-shm", MFD_CLOEXEC);
   if (shm_fd_ < 0 || ftruncate(shm_fd_, static_cast<off_t>(shm_size_)) != 0) {

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdlib>
 
+#include "rte/common/shown.hpp"
 #include "rte/launcher/hosts.hpp"
 
 namespace ftmpi::rte {
@@ -51,7 +52,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
   for (const ModeOption& m : mode_options()) {
     const char* v = env(m.env);
     if (v && *v && !m.set(v, o.modes))
-      return fail(std::string(m.env) + "=" + v + " is not a mode; expected " + m.values);
+      return fail(std::string(m.env) + "=" + shown(v, false) + " is not a mode; expected " + m.values);
   }
   bool have_hosts = false;
   size_t i = 0;
@@ -90,7 +91,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
       o.tag_output = true;
     } else if (takes(a, {"-np", "-n", "-c", "--np", "--n"}, v, missing)) {
       if (missing) return fail(a + " needs a number of processes");
-      if (!parse_positive(v, o.np)) return fail("the number of processes must be a positive integer, not '" + v + "'");
+      if (!parse_positive(v, o.np)) return fail("the number of processes must be a positive integer, not " + shown(v));
     } else if (takes(a, {"--host", "-H", "-host"}, v, missing)) {
       if (missing) return fail(a + " needs a host list");
       std::string err;
@@ -142,10 +143,10 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
         matched = true;
         if (missing) return fail(std::string(m.option) + " needs a value: " + m.values);
         if (!m.set(v, o.modes))
-          return fail(std::string(m.option) + "=" + v + " is not a mode; expected " + m.values);
+          return fail(std::string(m.option) + "=" + shown(v, false) + " is not a mode; expected " + m.values);
         break;
       }
-      if (!matched) return fail("unknown option '" + a + "'");
+      if (!matched) return fail("unknown option " + shown(a));
     }
   }
   if (have_hosts && !o.hostfile.empty()) return fail("use either --host or --hostfile, not both");
