@@ -108,3 +108,20 @@ def case_np_over_limits(ctx):
            f"-np 200 under ulimit -n 1024: {p.returncode} {p.stderr[-300:]!r}")
     expect(p.stdout == "", "ranks started")
 
+
+def case_timeout(ctx):
+    for launcher, env in ((["--timeout", "2"], None), ([], {"MPIEXEC_TIMEOUT": "2"}),
+                          (["--timeout=2", "--ft-comm-mode=rebuild"], {"MPIEXEC_TIMEOUT": "600"})):
+        j = run(ctx, ["-np", "3", *launcher], ["stubborn"], env=env, timeout=40)
+        expect_code(j, 124)
+        expect("ftmpirun: the job did not end within its time limit of 2 s (--timeout, MPIEXEC_TIMEOUT); "
+               "it was ended" in j.err, f"no timeout message: {j.err[-300:]!r}")
+        expect(2 <= j.elapsed < 15, f"ended after {j.elapsed:.1f} s")
+    j = run(ctx, ["-np", "2", "--timeout", "30"], ["cards"])
+    expect_code(j, 0)
+    expect(j.elapsed < 25, "a job within its limit waited for it")
+    for args, env in ((["--timeout", "0"], None), (["--timeout", "soon"], None), ([], {"MPIEXEC_TIMEOUT": "-1"})):
+        p = subprocess.run([ctx.ftmpirun, "-np", "1", *args, "/bin/true"], capture_output=True, text=True,
+                           timeout=30, env=dict(os.environ, **(env or {})))
+        expect(p.returncode == 2 and ("--timeout needs" in p.stderr or "MPIEXEC_TIMEOUT=-1 is not" in p.stderr),
+               f"{args} {env}: {p.returncode} {p.stderr!r}")
