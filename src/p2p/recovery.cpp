@@ -183,28 +183,32 @@ void Engine::install_recovery(const RecoveryInstall& in) {
       install_peer(slot, c);
     }
   }
+  // Requests that ended because their peer died are invalid from now on, in
+  // both message modes (FT-MPI §5 rule 1 and its "for discussion" on requests
+  // to failed processes; spec/ft-semantics.md §4.4): MPI_ERR_REQUEST.
+  pool_.for_each_live([&](Request* r) {
+    if (r->failed_by_death && r->complete) r->st_err = Err::kRequest;
+  });
   if (in.discard_all) {
     // RESET: nothing of an older generation is received in this one.
     end_all_pending(Err::kOther);
   } else {
-    // CONT: requests that ended because their peer died report it as an
-    // invalid request from now on (FT-MPI §5, "for discussion").
-    pool_.for_each_live([&](Request* r) {
-      if (r->failed_by_death && r->complete) r->st_err = Err::kRequest;
-    });
     drop_collective_leftovers();
   }
   // Persistent requests on MPI_COMM_WORLD keep addressing the same process
-  // under its new rank (SHRINK).
+  // under its new rank (SHRINK). One whose peer died is invalid (MPI_Start
+  // gives MPI_ERR_REQUEST) unless REBUILD replaced it: then the rank names
+  // the replacement. (A request made to a rank that was already a blank
+  // keeps acting as MPI_PROC_NULL.)
   if (in.world && in.old_world) {
+    const comm::Group& now = in.world->peer_group();
     pool_.for_each_live([&](Request* r) {
-      if (!r->persistent || r->comm != in.world || r->peer_rank < 0) return;
-      int32_t slot = r->peer_slot;
-      if (slot < 0 && r->peer_rank < in.old_world->size()) slot = in.old_world->at(r->peer_rank).slot;
-      int rank = in.world->peer_group().rank_of_slot(slot);
-      if (rank >= 0) r->peer_rank = rank;
-      else if (in.world->peer_group().size() != in.old_world->size()) r->peer_gone = true;  // SHRINK removed it
-      // (BLANK keeps the rank: it now names a blank, which acts as MPI_PROC_NULL.)
+      if (!r->persistent || r->comm != in.world || r->peer_rank < 0 || r->peer_rank >= in.old_world->size()) return;
+      const ProcId before = in.old_world->at(r->peer_rank);
+      if (!before.valid()) return;
+      const int rank = now.rank_of_slot(before.slot);
+      if (rank >= 0 && now.at(rank).valid()) r->peer_rank = rank;
+      else r->peer_gone = true;
     });
   }
   // Frames that waited for this epoch or for a new incarnation.

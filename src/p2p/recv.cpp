@@ -60,6 +60,7 @@ Err Engine::start_recv(Request* r) {
     const Peer& p = peer(r->peer_slot);
     if (!p.alive || p.inc != r->peer_inc) {
       r->st_err = Err::kOther;
+      r->failed_by_death = true;
       complete(r);
       return Err::kOk;
     }

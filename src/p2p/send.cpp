@@ -59,6 +59,7 @@ Err Engine::start_send(Request* r) {
   Peer& p = peer(dst.slot);
   if (!p.alive || p.inc != dst.incarnation) {
     r->st_err = Err::kOther;
+    r->failed_by_death = true;
     complete(r);
     return Err::kOk;
   }
