@@ -125,3 +125,18 @@ def case_timeout(ctx):
                            timeout=30, env=dict(os.environ, **(env or {})))
         expect(p.returncode == 2 and ("--timeout needs" in p.stderr or "MPIEXEC_TIMEOUT=-1 is not" in p.stderr),
                f"{args} {env}: {p.returncode} {p.stderr!r}")
+
+
+def case_takeover_silent_daemon(ctx):
+    # The leader's host is lost; of the two daemons left, the third never
+    # sends the new leader its HOST_SYNC (fault knob). The new leader goes on
+    # without it after its takeover timeout, and the job recovers and ends.
+    from rte_ft_cases import expect_recovered, ft_run, table_of
+    j = ft_run(ctx, "blank", 6, ["expect=2"],
+               launcher=["--host", "127.0.0.2:2,127.0.0.3:2,127.0.0.4:2", "--inject", "kill host=127.0.0.2 at=0.3s"],
+               env={"FTMPI_FAULT_SILENT_SYNC_HOST": "2", "FTMPI_TAKEOVER_TIMEOUT_MS": "2000"}, timeout=60)
+    expect_code(j, 0)
+    expect(re.search(r"host 2 did not answer the new leader within 2000 ms; going on without it", j.err),
+           "the new leader did not say it went on without host 2")
+    expect_recovered(j, 6, table_of(6, dead=(0, 1)), epoch=1, covered=2, rounds=1)
+    expect(j.elapsed < 30, f"took {j.elapsed:.1f} s")
