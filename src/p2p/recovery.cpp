@@ -149,12 +149,17 @@ void Engine::install_peer(int32_t slot, const rte::Card& c) {
   p.alive = true;
   p.pending.clear();
   cards_[static_cast<size_t>(slot)] = c;
-  auto it = std::find(boot_.local_slots.begin(), boot_.local_slots.end(), slot);
-  if (c.host == boot_.host && shm_.active() && it != boot_.local_slots.end()) {
-    // Same host, same local index: the rings are the ones the predecessor
-    // used; frames left in them carry the old incarnation and are dropped.
+  // On this host and in its segment (its own index, or a spare index a rank
+  // moved here from a lost host took): the rings are the ones a predecessor
+  // at that index used; frames left in them carry the old incarnation and
+  // are dropped. The replacement published its slot and pid before its card
+  // went out.
+  if (int local = c.host == boot_.host ? shm_.claim(slot, c.pid) : -1; local >= 0) {
+    if (p.via == Via::kTcp) tcp_.drop_peer(slot);
     p.via = Via::kShm;
-    p.local = static_cast<int>(it - boot_.local_slots.begin());
+    p.local = local;
+    FTMPI_LOG(kDebug, "p2p", "slot %d.%u reached through shared memory (local index %d)", slot, c.id.incarnation,
+              local);
   } else {
     if (p.via == Via::kTcp) tcp_.drop_peer(slot);
     p.via = Via::kTcp;
