@@ -50,15 +50,39 @@ void* predefined_value(MPI_Comm ch, comm::Communicator& c, int keyval) {
   return nullptr;
 }
 
-// The callbacks of a usable user keyval, reporting a bad one.
+// MPI-1.1 §5.7.1: a freed key is really freed only when no communicator
+// holds an attribute of it any more; until then the attributes can still be
+// read and deleted (and are copied by MPI_Comm_dup: each entry keeps its
+// callbacks, comm/model/attributes.hpp).
+bool freed_key_in_use(int keyval) {
+  if (!rt()->keyvals.issued(keyval) || rt()->keyvals.find(keyval)) return false;
+  bool used = false;
+  rt()->comms.for_each([&](int, comm::Communicator& c) {
+    void* v = nullptr;
+    used = used || c.attrs.get(keyval, &v);
+  });
+  return used;
+}
+
+// The callbacks of a live user keyval, reporting a bad one.
 const comm::Keyval* user_keyval(Call& call, comm::Communicator* c, int keyval, int* code) {
   if (rt()->keyvals.is_reserved(keyval)) {
     *code = call.fail(c, Err::kArg, "keyval %d is predefined and read-only", keyval);
     return nullptr;
   }
   const comm::Keyval* k = rt()->keyvals.find(keyval);
-  if (!k) *code = call.fail(c, Err::kArg, "keyval %d is not a valid keyval", keyval);
+  if (!k && rt()->keyvals.issued(keyval))
+    *code = call.fail(c, Err::kArg, "keyval %d was freed%s", keyval,
+                      freed_key_in_use(keyval) ? "; its attributes can only be read or deleted" : "");
+  else if (!k)
+    *code = call.fail(c, Err::kArg, "keyval %d is not a valid keyval", keyval);
   return k;
+}
+
+// MPI_Attr_get and MPI_Attr_delete: a live user keyval, or a freed one that
+// still has attributes somewhere.
+bool readable_keyval(Call& call, comm::Communicator* c, int keyval, int* code) {
+  return freed_key_in_use(keyval) || user_keyval(call, c, keyval, code);
 }
 
 }  // namespace
@@ -127,7 +151,7 @@ int PMPI_Attr_get(MPI_Comm ch, int keyval, void* attribute_val, int* flag) {
     *flag = value != nullptr;
   } else {
     int code = MPI_SUCCESS;
-    if (!user_keyval(call, c, keyval, &code)) return code;
+    if (!readable_keyval(call, c, keyval, &code)) return code;
     *flag = c->attrs.get(keyval, &value);
   }
   // attribute_val is really a void** (MPI-1's C binding types it void*).
@@ -142,7 +166,7 @@ int PMPI_Attr_delete(MPI_Comm ch, int keyval) {
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   int code = MPI_SUCCESS;
-  if (!user_keyval(call, c, keyval, &code)) return code;
+  if (!readable_keyval(call, c, keyval, &code)) return code;
   if (int rc = c->attrs.erase(ch, keyval); rc != 0) return callback_failure(call, c, rc, "the delete callback");
   return MPI_SUCCESS;
 }

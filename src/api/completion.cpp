@@ -8,7 +8,9 @@
 // as MPI_ERR_IN_STATUS with each status' MPI_ERROR set. Waitall waits for
 // every request, except that a request failed by a process failure ends the
 // wait at once (the others may never complete): requests still in flight
-// then stay active and get MPI_ERR_PENDING. Every blocking wait sleeps in
+// then stay active and get MPI_ERR_PENDING. A request whose peer died is
+// left alone until the recovery (awaits_recovery(): MPI_ERR_OTHER, or
+// MPI_ERR_PENDING in a status). Every blocking wait sleeps in
 // Engine::wait_until. Among several complete requests the "any" calls take
 // the lowest index, the "some" calls all of them in index order.
 #include <vector>
@@ -61,8 +63,14 @@ bool none_active(const Reqs& reqs) {
 
 int first_complete(const Reqs& reqs) {
   for (size_t i = 0; i < reqs.size(); ++i)
-    if (reqs[i] && reqs[i]->complete) return static_cast<int>(i);
+    if (reqs[i] && reqs[i]->complete && !awaits_recovery(reqs[i])) return static_cast<int>(i);
   return -1;
+}
+
+bool any_awaiting(const Reqs& reqs) {
+  for (const p2p::Request* r : reqs)
+    if (r && awaits_recovery(r)) return true;
+  return false;
 }
 
 // True when every request is complete, or one has failed because a process
@@ -89,9 +97,10 @@ int finish_all(Call& call, MPI_Request* handles, const Reqs& reqs, MPI_Status* s
       empty_status(st);
       continue;
     }
-    if (!r->complete) {
+    if (!r->complete || awaits_recovery(r)) {
       // Still in flight after another one failed or a failure interrupted the
-      // wait: the request stays valid (re-post the wait after recovery).
+      // wait, or its peer died and the recovery has not run: the request
+      // stays valid (re-post the wait after recovery).
       if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_ERR_PENDING;
       any_error = true;
       continue;
@@ -115,7 +124,7 @@ int finish_some(Call& call, MPI_Request* handles, const Reqs& reqs, int* outcoun
   int k = 0;
   for (size_t i = 0; i < reqs.size(); ++i) {
     p2p::Request* r = reqs[i];
-    if (!r || !r->complete) continue;
+    if (!r || !r->complete || awaits_recovery(r)) continue;
     MPI_Status* st = status_at(statuses, k);
     comm::Communicator* c = r->comm;
     Err e = retire_request(&handles[i], r, st);
@@ -182,6 +191,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   // A failure interrupted the wait: the request stays valid (CONT mode
   // completes it after recovery; RESET ends it then).
   if (!r->complete) return call.fail(c, Err::kOther, "a process failed while waiting");
+  if (awaits_recovery(r)) return call.fail(c, Err::kOther, "the request's peer died; recover first");
   return call.ret(c, retire_request(request, r, status));
 }
 FTMPI_WEAK_ALIAS(MPI_Wait, PMPI_Wait)
@@ -204,11 +214,12 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   }
   p2p::Engine& eng = rt()->engine;
   if (!r->complete) eng.progress();
-  bool done = r->complete;
+  bool done = r->complete && !awaits_recovery(r);
   if (eng.module()) done = module_pick(eng, p2p::PollKind::kTest, Reqs{r}, {done})[0] != nullptr;
   *flag = done;
-  if (!done) return MPI_SUCCESS;
+  if (!r->complete || (!done && !awaits_recovery(r))) return MPI_SUCCESS;
   comm::Communicator* c = r->comm;
+  if (awaits_recovery(r)) return call.fail(c, Err::kOther, "the request's peer died; recover first");
   return call.ret(c, retire_request(request, r, status));
 }
 FTMPI_WEAK_ALIAS(MPI_Test, PMPI_Test)
@@ -245,7 +256,7 @@ int PMPI_Testall(int count, MPI_Request* requests, int* flag, MPI_Status* status
   if (!all_settled(reqs)) return MPI_SUCCESS;  // nothing is modified
   bool all = true;
   for (const p2p::Request* r : reqs)
-    if (r && !r->complete) all = false;
+    if (r && (!r->complete || awaits_recovery(r))) all = false;
   *flag = all;
   return finish_all(call, requests, reqs, statuses);
 }
@@ -265,7 +276,7 @@ int PMPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* statu
   }
   int i = -1;
   p2p::Engine& eng = rt()->engine;
-  eng.wait_until([&] { return (i = first_complete(reqs)) >= 0 || eng.interrupted(); });
+  eng.wait_until([&] { return (i = first_complete(reqs)) >= 0 || eng.interrupted() || any_awaiting(reqs); });
   if (i >= 0 && eng.module())
     i = first_complete(module_pick(eng, p2p::PollKind::kWaitany, reqs, complete_flags(reqs, i, false)));
   if (i < 0) {
@@ -301,6 +312,7 @@ int PMPI_Testany(int count, MPI_Request* requests, int* index, int* flag, MPI_St
   if (eng.module())
     i = first_complete(module_pick(eng, p2p::PollKind::kTestany, reqs, complete_flags(reqs, i, i < 0)));
   *flag = i >= 0;
+  if (i < 0 && any_awaiting(reqs)) return call.fail(nullptr, Err::kOther, "a request's peer died; recover first");
   if (i < 0) return MPI_SUCCESS;
   p2p::Request* r = reqs[static_cast<size_t>(i)];
   comm::Communicator* c = r->comm;
@@ -321,7 +333,7 @@ int PMPI_Waitsome(int incount, MPI_Request* requests, int* outcount, int* indice
     return MPI_SUCCESS;
   }
   p2p::Engine& eng = rt()->engine;
-  eng.wait_until([&] { return first_complete(reqs) >= 0 || eng.interrupted(); });
+  eng.wait_until([&] { return first_complete(reqs) >= 0 || eng.interrupted() || any_awaiting(reqs); });
   if (first_complete(reqs) < 0) {
     *outcount = 0;
     return call.fail(nullptr, Err::kOther, "a process failed while waiting");
@@ -347,6 +359,10 @@ int PMPI_Testsome(int incount, MPI_Request* requests, int* outcount, int* indice
   }
   p2p::Engine& eng = rt()->engine;
   if (first_complete(reqs) < 0) eng.progress();
+  if (first_complete(reqs) < 0 && any_awaiting(reqs)) {
+    *outcount = 0;
+    return call.fail(nullptr, Err::kOther, "a request's peer died; recover first");
+  }
   if (eng.module()) {
     Reqs picked = module_pick(eng, p2p::PollKind::kTestsome, reqs, complete_flags(reqs, -1, false));
     return finish_some(call, requests, picked, outcount, indices, statuses);

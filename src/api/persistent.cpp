@@ -35,6 +35,8 @@ Err startable(MPI_Request h, p2p::Request** out, Why& w) {
   if (r->started) return w.set(Err::kRequest, "persistent request is already active");
   if (r->comm && state_of(*r->comm).handle == MPI_COMM_NULL)
     return w.set(Err::kRequest, "its communicator no longer exists (freed, or destroyed by a recovery)");
+  if (r->peer_gone)  // set by the recovery (spec/ft-semantics.md §4.4)
+    return w.set(Err::kRequest, "its peer process died and was not replaced");
   *out = r;
   return Err::kOk;
 }

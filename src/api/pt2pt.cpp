@@ -7,6 +7,12 @@
 
 namespace ftmpi::api {
 
+bool awaits_recovery(const p2p::Request* r) {
+  if (!r->complete || !r->failed_by_death || r->st_err != Err::kOther) return false;
+  const Runtime* R = rt();
+  return R->ft && R->ft->modes().recovery != rte::RecoveryMode::kIgnore;
+}
+
 Err retire_request(MPI_Request* h, p2p::Request* r, MPI_Status* st) {
   rt()->engine.delivered(r);
   fill_status(st, *r);

@@ -42,6 +42,14 @@ inline void empty_status(MPI_Status* s) {
 // status in every wait and test, as MPI-1.2 §3.9 says.
 inline bool is_inactive(const p2p::Request* r) { return r->persistent && !r->started; }
 
+// A request that ended because its peer died, while the recovery that makes
+// it invalid has not happened yet (MANUAL and AUTO recovery modes): waits
+// and tests leave it alone and report MPI_ERR_OTHER (in Waitall/Testall
+// statuses MPI_ERR_PENDING); after the recovery it ends with
+// MPI_ERR_REQUEST (spec/ft-semantics.md §4.4). In IGNORE mode no recovery
+// comes: it ends with MPI_ERR_OTHER at once.
+bool awaits_recovery(const p2p::Request* r);
+
 // After r completed: report its status, free it (or deactivate a persistent
 // one) and update the user's handle. Returns the operation's error.
 Err retire_request(MPI_Request* h, p2p::Request* r, MPI_Status* st);

@@ -83,10 +83,9 @@ Err Engine::init(rte::Client& client, const rte::BootInfo& boot) {
       p.via = Via::kSelf;
     } else if (c.host < 0) {
       p.via = Via::kNone;  // dead when this (respawned) process started
-    } else if (c.host == boot.host && shm_.active()) {
-      p.via = Via::kShm;
-      auto it = std::find(boot.local_slots.begin(), boot.local_slots.end(), static_cast<int32_t>(s));
-      p.local = static_cast<int>(it - boot.local_slots.begin());
+    } else if (int local = c.host == boot.host ? shm_.claim(c.id.slot, c.pid) : -1; local >= 0) {
+      p.via = Via::kShm;  // this host's, or moved here into a spare index
+      p.local = local;
     } else {
       p.via = Via::kTcp;
       have_remote_ = true;

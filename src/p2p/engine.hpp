@@ -100,7 +100,12 @@ class Engine final : public transport::Sink, public rte::EventSink {
   const rte::BootInfo& boot() const { return boot_; }
   const std::vector<rte::Card>& cards() const { return cards_; }
   uint32_t epoch() const { return epoch_; }
-  int local_ranks() const { return static_cast<int>(boot_.local_slots.size()); }
+  // Ranks on this host (spare indices of the segment not taken do not count).
+  int local_ranks() const {
+    if (shm_.active()) return shm_.ranks_in_use();
+    return static_cast<int>(std::count_if(boot_.local_slots.begin(), boot_.local_slots.end(),
+                                          [](int32_t s) { return s >= 0; }));
+  }
   rte::Client& client() { return *client_; }
   void set_listener(FailureListener* l) { listener_ = l; }
   void set_progress_hook(ProgressHook* h) { hook_ = h; }

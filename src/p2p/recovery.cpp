@@ -146,12 +146,17 @@ void Engine::install_peer(int32_t slot, const rte::Card& c) {
   p.pid = c.pid;
   p.alive = true;
   cards_[static_cast<size_t>(slot)] = c;
-  auto it = std::find(boot_.local_slots.begin(), boot_.local_slots.end(), slot);
-  if (c.host == boot_.host && shm_.active() && it != boot_.local_slots.end()) {
-    // Same host, same local index: the rings are the ones the predecessor
-    // used; frames left in them carry the old incarnation and are dropped.
+  // On this host and in its segment (its own index, or a spare index a rank
+  // moved here from a lost host took): the rings are the ones a predecessor
+  // at that index used; frames left in them carry the old incarnation and
+  // are dropped. The replacement published its slot and pid before its card
+  // went out.
+  if (int local = c.host == boot_.host ? shm_.claim(slot, c.pid) : -1; local >= 0) {
+    if (p.via == Via::kTcp) tcp_.drop_peer(slot);
     p.via = Via::kShm;
-    p.local = static_cast<int>(it - boot_.local_slots.begin());
+    p.local = local;
+    FTMPI_LOG(kDebug, "p2p", "slot %d.%u reached through shared memory (local index %d)", slot, c.id.incarnation,
+              local);
   } else {
     if (p.via == Via::kTcp) tcp_.drop_peer(slot);
     p.via = Via::kTcp;
@@ -180,28 +185,32 @@ void Engine::install_recovery(const RecoveryInstall& in) {
       install_peer(slot, c);
     }
   }
+  // Requests that ended because their peer died are invalid from now on, in
+  // both message modes (FT-MPI §5 rule 1 and its "for discussion" on requests
+  // to failed processes; spec/ft-semantics.md §4.4): MPI_ERR_REQUEST.
+  pool_.for_each_live([&](Request* r) {
+    if (r->failed_by_death && r->complete) r->st_err = Err::kRequest;
+  });
   if (in.discard_all) {
     // RESET: nothing of an older generation is received in this one.
     end_all_pending(Err::kOther);
   } else {
-    // CONT: requests that ended because their peer died report it as an
-    // invalid request from now on (FT-MPI §5, "for discussion").
-    pool_.for_each_live([&](Request* r) {
-      if (r->failed_by_death && r->complete) r->st_err = Err::kRequest;
-    });
     drop_collective_leftovers();
   }
   // Persistent requests on MPI_COMM_WORLD keep addressing the same process
-  // under its new rank (SHRINK).
+  // under its new rank (SHRINK). One whose peer died is invalid (MPI_Start
+  // gives MPI_ERR_REQUEST) unless REBUILD replaced it: then the rank names
+  // the replacement. (A request made to a rank that was already a blank
+  // keeps acting as MPI_PROC_NULL.)
   if (in.world && in.old_world) {
+    const comm::Group& now = in.world->peer_group();
     pool_.for_each_live([&](Request* r) {
-      if (!r->persistent || r->comm != in.world || r->peer_rank < 0) return;
-      int32_t slot = r->peer_slot;
-      if (slot < 0 && r->peer_rank < in.old_world->size()) slot = in.old_world->at(r->peer_rank).slot;
-      int rank = in.world->peer_group().rank_of_slot(slot);
-      if (rank >= 0) r->peer_rank = rank;
-      else if (in.world->peer_group().size() != in.old_world->size()) r->peer_gone = true;  // SHRINK removed it
-      // (BLANK keeps the rank: it now names a blank, which acts as MPI_PROC_NULL.)
+      if (!r->persistent || r->comm != in.world || r->peer_rank < 0 || r->peer_rank >= in.old_world->size()) return;
+      const ProcId before = in.old_world->at(r->peer_rank);
+      if (!before.valid()) return;
+      const int rank = now.rank_of_slot(before.slot);
+      if (rank >= 0 && now.at(rank).valid()) r->peer_rank = rank;
+      else r->peer_gone = true;
     });
   }
   size_t replayed = replay_held();

@@ -62,6 +62,7 @@ Err Engine::start_recv(Request* r) {
     // (A module hiding failures: an older incarnation names the current one.)
     if (!p.alive || (p.inc != r->peer_inc && (!module_ || r->peer_inc > p.inc))) {
       r->st_err = Err::kOther;
+      r->failed_by_death = true;
       complete(r);
       return Err::kOk;
     }

@@ -62,7 +62,7 @@ struct RequestState {
   bool blocking = false;
   bool ft_interrupted = false;
   bool failed_by_death = false;  // ended because its peer died (CONT: MPI_ERR_REQUEST after recovery)
-  bool peer_gone = false;        // persistent, and SHRINK removed its peer: MPI_Start fails
+  bool peer_gone = false;        // persistent, its peer died and was not replaced: MPI_Start fails
   bool abandoned = false;        // Engine::abandon(): nobody waits for it, MPI_Finalize neither
   bool through_rings = false;    // send: never offer a single copy (see Engine::isend)
   // The request counts in comm->pending_ops from its first start (or, for a

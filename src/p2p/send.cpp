@@ -63,6 +63,7 @@ Err Engine::start_send(Request* r) {
     // they name the slot's current one (module_seam.hpp, kHide).
     if (!module_ || !p.alive || dst.incarnation > p.inc) {
       r->st_err = Err::kOther;
+      r->failed_by_death = true;
       complete(r);
       return Err::kOk;
     }

@@ -69,8 +69,9 @@ Err ShmTransport::init(const ShmConfig& cfg) {
     return Err::kIntern;
   }
   base_ = static_cast<uint8_t*>(p);
-  ctl(me_)->pid.store(static_cast<int32_t>(getpid()), std::memory_order_relaxed);
+  ctl(me_)->slot.store(slots_[static_cast<size_t>(me_)], std::memory_order_relaxed);
   ctl(me_)->sleeping.store(0, std::memory_order_relaxed);
+  ctl(me_)->pid.store(static_cast<int32_t>(getpid()), std::memory_order_release);
   writers_.resize(n);
   readers_.resize(n);
   for (int peer = 0; peer < static_cast<int>(n); ++peer) {
@@ -124,7 +125,11 @@ int ShmTransport::poll(Sink& sink) {
     RingReader& r = readers_[static_cast<size_t>(peer)];
     if (!r.nonempty()) continue;
     bool wake = false;
-    int32_t slot = slots_[static_cast<size_t>(peer)];
+    int32_t& slot = slots_[static_cast<size_t>(peer)];
+    // A spare taken by a rank moved here: it published its slot before
+    // writing anything.
+    if (slot < 0 && ctl(peer)->pid.load(std::memory_order_acquire) != 0)
+      slot = ctl(peer)->slot.load(std::memory_order_relaxed);
     n += r.drain(
         [&](const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen) {
           sink.on_frame(slot, hdr, hlen, payload, plen);
@@ -158,8 +163,26 @@ void ShmTransport::end_sleep() {
 int ShmTransport::awake_count() const {
   if (!base_) return 1;
   int awake = 0;
-  for (int i = 0; i < nlocal(); ++i) awake += ctl(i)->sleeping.load(std::memory_order_relaxed) == 0;
+  for (int i = 0; i < nlocal(); ++i)
+    awake += ctl(i)->pid.load(std::memory_order_relaxed) != 0 && ctl(i)->sleeping.load(std::memory_order_relaxed) == 0;
   return awake;
+}
+
+int ShmTransport::claim(int32_t slot, int32_t pid) {
+  if (!base_) return -1;
+  for (int i = 0; i < nlocal(); ++i) {
+    if (ctl(i)->pid.load(std::memory_order_acquire) != pid || ctl(i)->slot.load(std::memory_order_relaxed) != slot)
+      continue;
+    slots_[static_cast<size_t>(i)] = slot;
+    return i;
+  }
+  return -1;
+}
+
+int ShmTransport::ranks_in_use() const {
+  int n = 0;
+  for (int32_t s : slots_) n += s >= 0;
+  return n;
 }
 
 void ShmTransport::reset_peer(int peer) {

@@ -6,6 +6,11 @@
 // Sleeping: a receiver about to block sets its `sleeping` word, re-checks its
 // rings, and only then waits on its doorbell; a sender rings the doorbell
 // only when that word is set, so an awake receiver costs senders no syscall.
+//
+// Spare indices (slot < 0 in local_slots) are for ranks moved to this host
+// later (REBUILD after a lost host). A rank publishes its slot and pid in its
+// control block at init; the others learn who took a spare from there
+// (claim(), or the first frame in its ring).
 #pragma once
 #include <sys/types.h>
 
@@ -22,14 +27,15 @@ namespace ftmpi::transport {
 struct ShmConfig {
   int memfd = -1;
   int my_local = 0;
-  std::vector<int32_t> local_slots;  // slot of each local index
+  std::vector<int32_t> local_slots;  // slot of each local index, < 0: spare
   std::vector<int> doorbells;        // eventfd of each local index
   uint64_t ring_bytes = 0;           // 0: choose from the number of local ranks
 };
 
 struct alignas(64) RankCtl {
   std::atomic<uint32_t> sleeping;
-  std::atomic<int32_t> pid;
+  std::atomic<int32_t> pid;   // 0: never used (a spare); published after slot
+  std::atomic<int32_t> slot;
 };
 
 class ShmTransport {
@@ -72,6 +78,11 @@ class ShmTransport {
   int awake_count() const;
   // Forget everything queued from / to a local peer whose process was replaced.
   void reset_peer(int peer);
+  // The local index of process (slot, pid) if it runs in this segment (a
+  // spare it took, or its own index), else -1.
+  int claim(int32_t slot, int32_t pid);
+  // Local indices of the host's own ranks and of spares taken so far.
+  int ranks_in_use() const;
 
  private:
   RankCtl* ctl(int local) const;

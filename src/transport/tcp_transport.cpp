@@ -2,13 +2,16 @@
 
 #include <errno.h>
 #include <sys/epoll.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "base/clock.hpp"
 #include "base/fd.hpp"
 #include "base/log.hpp"
 #include "base/params.hpp"
@@ -18,6 +21,7 @@ namespace {
 constexpr uint16_t kKindData = 0;
 constexpr uint16_t kKindIdent = 1;
 constexpr size_t kWireHdr = 8;
+constexpr uint64_t kRejectLogPeriodNs = 10'000'000'000ull;
 
 void put_wire_hdr(uint8_t* p, uint32_t plen, uint16_t hlen, uint16_t kind) {
   std::memcpy(p, &plen, 4);
@@ -40,6 +44,8 @@ struct TcpTransport::Conn {
   std::vector<uint8_t> out;  // bytes not yet written, from out_off
   size_t out_off = 0;
   std::vector<uint8_t> pending;  // frames queued before the handshake finished
+  uint64_t deadline_ns = 0;      // accepted, not yet identified: closed at this time
+  bool stranger() const { return !outgoing && (st == St::kHandshake || st == St::kIdent); }
 };
 
 TcpTransport::TcpTransport() = default;
@@ -50,25 +56,45 @@ Err TcpTransport::init(const std::string& bind_addr, const auth::Secret& secret,
   secret_ = secret;
   addr_ = bind_addr;
   port_ = 0;
-  listen_fd_ = fd::tcp_listen(bind_addr, port_);
+  // A deep backlog: every peer of a large job may connect at once, and a
+  // flood should wait in the accept queue (where it is cheap to refuse),
+  // not be retried by the kernel for seconds.
+  listen_fd_ = fd::tcp_listen(bind_addr, port_, SOMAXCONN);
   if (listen_fd_ < 0) {
     FTMPI_LOG(kError, "tcp", "cannot listen on %s: %s", bind_addr.c_str(), strerror(errno));
     return Err::kIntern;
   }
   fd::set_nonblocking(listen_fd_);
+  auth_timeout_ns_ = static_cast<uint64_t>(std::max<int64_t>(1, params::get_int("FTMPI_TCP_AUTH_TIMEOUT_MS", 10000))) *
+                     1000000ull;
+  max_unauth_ = static_cast<size_t>(std::max<int64_t>(1, params::get_int("FTMPI_TCP_MAX_UNAUTH", 32)));
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
+  timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (epfd_ < 0 || timer_fd_ < 0 || spare_fd_ < 0) {
+    FTMPI_LOG(kError, "tcp", "cannot set up the transport: %s", strerror(errno));
+    return Err::kIntern;
+  }
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.ptr = nullptr;  // the listener
   epoll_ctl(epfd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+  ev.data.ptr = &timer_fd_;
+  epoll_ctl(epfd_, EPOLL_CTL_ADD, timer_fd_, &ev);
   return Err::kOk;
 }
 
 void TcpTransport::shutdown() {
+  if (unlogged_rejects_)
+    FTMPI_LOG(kError, "tcp", "port %u: %zu more connections refused (they did not prove the job secret)", port_,
+              unlogged_rejects_);
+  unlogged_rejects_ = 0;
   for (auto& c : conns_) fd::close_quietly(c->fd);
   conns_.clear();
   out_.clear();
   fd::close_quietly(listen_fd_);
+  fd::close_quietly(timer_fd_);
+  fd::close_quietly(spare_fd_);
   fd::close_quietly(epfd_);
 }
 
@@ -211,10 +237,26 @@ bool TcpTransport::flush(Conn& c) {
 void TcpTransport::accept_all() {
   for (;;) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;
+    if (fd < 0) {
+      // Level-triggered: a connection left in the backlog would wake us forever.
+      if ((errno == EMFILE || errno == ENFILE) && refuse_without_fd()) continue;
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      break;
+    }
+    // A stranger never gets more than max_unauth_ descriptors: the oldest
+    // one still authenticating makes room.
+    size_t unauth = 0;
+    Conn* oldest = nullptr;
+    for (auto& c : conns_)
+      if (c->stranger()) {
+        ++unauth;
+        if (!oldest || c->deadline_ns < oldest->deadline_ns) oldest = c.get();
+      }
+    if (unauth >= max_unauth_ && oldest) reject(*oldest, "too many connections still proving it");
     auto c = std::make_unique<Conn>(secret_, false);
     c->fd = fd;
     c->st = Conn::St::kHandshake;
+    c->deadline_ns = now_ns() + auth_timeout_ns_;
     fd::tcp_tune(fd, static_cast<int>(params::get_int("FTMPI_TCP_USER_TIMEOUT_MS", 5000)));
     c->hs.start(c->out);
     epoll_event ev{};
@@ -224,6 +266,54 @@ void TcpTransport::accept_all() {
     epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
     conns_.push_back(std::move(c));
   }
+  arm_timer();
+}
+
+bool TcpTransport::refuse_without_fd() {
+  fd::close_quietly(spare_fd_);
+  int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd >= 0) ::close(fd);
+  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ++unlogged_rejects_;
+  return true;
+}
+
+void TcpTransport::reject(Conn& c, const char* why) {
+  const uint64_t now = now_ns();
+  if (now - reject_log_ns_ >= kRejectLogPeriodNs || reject_log_ns_ == 0) {
+    FTMPI_LOG(kError, "tcp", "port %u: refused a connection from %s that did not prove the job secret (%s)%s", port_,
+              fd::peer_name(c.fd).c_str(), why,
+              unlogged_rejects_ ? (", and " + std::to_string(unlogged_rejects_) + " more since the last report").c_str()
+                                : "");
+    reject_log_ns_ = now;
+    unlogged_rejects_ = 0;
+  } else {
+    ++unlogged_rejects_;
+  }
+  fail(c, nullptr, why);
+}
+
+void TcpTransport::expire_strangers() {
+  uint64_t buf;
+  while (::read(timer_fd_, &buf, sizeof buf) > 0) {
+  }
+  const uint64_t now = now_ns();
+  for (auto& c : conns_)
+    if (c->stranger() && c->deadline_ns <= now) reject(*c, "silent past the deadline");
+  arm_timer();
+}
+
+void TcpTransport::arm_timer() {
+  uint64_t next = 0;
+  for (auto& c : conns_)
+    if (c->stranger() && (next == 0 || c->deadline_ns < next)) next = c->deadline_ns;
+  itimerspec t{};  // all zero: disarmed
+  if (next) {
+    t.it_value.tv_sec = static_cast<time_t>(next / 1000000000ull);
+    t.it_value.tv_nsec = static_cast<long>(next % 1000000000ull);
+  }
+  timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &t, nullptr);
 }
 
 bool TcpTransport::parse_frames(Conn& c, Sink& sink) {
@@ -234,7 +324,7 @@ bool TcpTransport::parse_frames(Conn& c, Sink& sink) {
       size_t used = c.hs.feed(c.in.data() + c.in_off, avail, c.out);
       c.in_off += used;
       if (c.hs.state() == auth::Handshake::State::kFailed) {
-        FTMPI_LOG(kWarn, "tcp", "rejected connection from %s: job secret not proven", fd::peer_name(c.fd).c_str());
+        reject(c, "wrong proof");
         return false;
       }
       if (c.hs.state() != auth::Handshake::State::kDone) break;
@@ -342,6 +432,10 @@ int TcpTransport::poll(Sink& sink) {
   for (int i = 0; i < n; ++i) {
     if (!evs[i].data.ptr) {
       accept_all();
+      continue;
+    }
+    if (evs[i].data.ptr == &timer_fd_) {
+      expire_strangers();
       continue;
     }
     on_event(*static_cast<Conn*>(evs[i].data.ptr), evs[i].events, sink);

@@ -6,6 +6,15 @@
 // receives on the connections peers opened: there is no simultaneous-connect
 // race to resolve, and one connection per direction keeps per-pair FIFO.
 // Wire: u32 payload_length | u16 header_length | u16 kind | header | payload.
+//
+// Strangers (anyone on the host can connect to a rank's port) get what the
+// launcher and daemons give them: a connection that has not proven the
+// secret and sent its IDENT within FTMPI_TCP_AUTH_TIMEOUT_MS (10 s) is
+// closed; at most FTMPI_TCP_MAX_UNAUTH (32) may be authenticating at once
+// (a new one evicts the oldest: a real peer finishes in milliseconds); a
+// descriptor is held in reserve so that running out of them still drains the
+// listener; refusals are logged at the default level, at most one line per
+// 10 s. A timerfd in the epoll set wakes a sleeping rank at each deadline.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -58,6 +67,12 @@ class TcpTransport {
   void update_interest(Conn& c);
   void fail(Conn& c, Sink* sink, const char* why);
   void reap();
+  void reject(Conn& c, const char* why);
+  void expire_strangers();
+  void arm_timer();
+  // Out of descriptors: accepts one connection with the spare and closes it;
+  // false if there was none.
+  bool refuse_without_fd();
 
   ProcId self_;
   auth::Secret secret_{};
@@ -65,6 +80,12 @@ class TcpTransport {
   uint16_t port_ = 0;
   int listen_fd_ = -1;
   int epfd_ = -1;
+  int timer_fd_ = -1;  // fires at the earliest stranger's deadline
+  int spare_fd_ = -1;  // given up to accept (and close) when out of descriptors
+  uint64_t auth_timeout_ns_ = 0;
+  size_t max_unauth_ = 0;
+  uint64_t reject_log_ns_ = 0;  // when the last refusal line was written
+  size_t unlogged_rejects_ = 0;
   std::unordered_map<int32_t, PeerAddr> peers_;
   std::unordered_map<int32_t, Conn*> out_;  // my connection to each peer
   std::vector<std::unique_ptr<Conn>> conns_;

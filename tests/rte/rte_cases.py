@@ -6,8 +6,9 @@ the job is left behind.
     rte_cases.py CASE --ftmpirun PATH --probe PATH --app PATH
 
 Cases about recovery rounds, injection, --kill and the timeline are in
-rte_ft_cases.py (they run rte_app, a fake fault-tolerant application); the
-job machinery shared by both is in rte_jobs.py.
+rte_ft_cases.py (they run rte_app, a fake fault-tolerant application), cases
+about the runtime's own limits in rte_limits_cases.py; the job machinery
+shared by all is in rte_jobs.py.
 
 Every job gets a unique `--marker` argument; afterwards `pgrep -f` must find
 neither a rank carrying it nor an ftmpid of that launcher (`--job <pid>`).
@@ -26,6 +27,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rte_ft_cases  # noqa: E402
+import rte_limits_cases  # noqa: E402
 from rte_jobs import Failure, Job, expect, expect_code, rank_lines, reason, run  # noqa: E402
 
 
@@ -202,20 +204,29 @@ def case_wrapper_script(ctx):
 
 
 def case_exec_failure(ctx):
-    j = run(ctx, ["-np", "2"], program="/nonexistent/rte-probe")
-    expect_code(j, 127)
-    lines = [l for l in j.err.splitlines() if "cannot execute" in l]
-    expect(lines, "no exec error")
-    for l in lines:
-        expect(l == "ftmpid: cannot execute '/nonexistent/rte-probe': No such file or directory",
-               f"exec error line damaged: {l!r}")
-    reason(j, r"\d", r"exited with status 127 before MPI_Finalize")
-    # In an FT mode the job goes on without them, and with no survivor it failed.
-    j = run(ctx, ["-np", "3", "--ft-comm-mode=blank"], program="/nonexistent/rte-probe")
-    expect_code(j, 1)
-    expect(len(re.findall(r"died: exited with status 127 before MPI_Finalize in epoch 0; survivors notified",
-                          j.err)) == 3, "every failed start is reported")
-    expect("ftmpirun: every process of the job has died; nothing is left to recover" in j.err, "no end-of-job reason")
+    # A program that exists on this machine but fails to execute (its
+    # interpreter is missing): each rank's start fails.
+    with tempfile.NamedTemporaryFile("w", suffix=".notexec", delete=False) as f:
+        f.write("#!/nonexistent/interpreter\n")
+    os.chmod(f.name, 0o755)
+    try:
+        j = run(ctx, ["-np", "2"], program=f.name)
+        expect_code(j, 127)
+        lines = [l for l in j.err.splitlines() if "cannot execute" in l]
+        expect(lines, "no exec error")
+        for l in lines:
+            expect(l == f"ftmpid: cannot execute '{f.name}': No such file or directory",
+                   f"exec error line damaged: {l!r}")
+        reason(j, r"\d", r"exited with status 127 before MPI_Finalize")
+        # In an FT mode the job goes on without them, and with no survivor it failed.
+        j = run(ctx, ["-np", "3", "--ft-comm-mode=blank"], program=f.name)
+        expect_code(j, 1)
+        expect(len(re.findall(r"died: exited with status 127 before MPI_Finalize in epoch 0; survivors notified",
+                              j.err)) == 3, "every failed start is reported")
+        expect("ftmpirun: every process of the job has died; nothing is left to recover" in j.err,
+               "no end-of-job reason")
+    finally:
+        os.unlink(f.name)
 
 
 def selfkill(ctx, np, victim):
@@ -402,7 +413,8 @@ def main():
     ap.add_argument("--probe", required=True)
     ap.add_argument("--app", required=True)
     ctx = ap.parse_args()
-    fn = globals().get("case_" + ctx.case) or getattr(rte_ft_cases, "case_" + ctx.case, None)
+    fn = (globals().get("case_" + ctx.case) or getattr(rte_ft_cases, "case_" + ctx.case, None)
+          or getattr(rte_limits_cases, "case_" + ctx.case, None))
     if not fn:
         print(f"unknown case {ctx.case}")
         return 2

@@ -76,6 +76,8 @@ class KeyvalRegistry {
   // Forgets a user keyval; false if it is not a live user keyval.
   bool release(int keyval);
   bool is_reserved(int keyval) const { return keyval >= 0 && keyval < first_user_; }
+  // A number create() handed out, live or released since.
+  bool issued(int keyval) const { return keyval >= first_user_ && keyval < next_; }
   size_t live() const { return live_.size(); }
 
  private:

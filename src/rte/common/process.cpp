@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 
 #include "rte/common/event_loop.hpp"
+#include "rte/common/shown.hpp"
 
 extern char** environ;
 
@@ -26,11 +28,12 @@ std::vector<char*> c_array(const std::vector<std::string>& v) {
   return out;
 }
 
-// One write(), so that a signal cannot leave half a line behind.
-[[noreturn]] void child_fail(const SpawnRequest& req, const char* what) {
-  char msg[1024];
-  int n = snprintf(msg, sizeof msg, "%s: %s '%s': %s\n", req.who.c_str(), what, req.argv[0].c_str(),
-                   strerror(errno));
+// One write(), so that a signal cannot leave half a line behind. The
+// program's name is cut (shown.hpp) before the fork: the child only formats.
+[[noreturn]] void child_fail(const SpawnRequest& req, const std::string& prog, const char* what) {
+  int saved = errno;
+  char msg[512];
+  int n = snprintf(msg, sizeof msg, "%s: %s %s: %s\n", req.who.c_str(), what, prog.c_str(), strerror(saved));
   if (n > static_cast<int>(sizeof msg) - 1) {
     n = static_cast<int>(sizeof msg) - 1;
     msg[n - 1] = '\n';
@@ -49,6 +52,7 @@ pid_t spawn(const SpawnRequest& req, std::string& err) {
   }
   std::vector<char*> argv = c_array(req.argv);
   std::vector<char*> envp = c_array(req.env);
+  const std::string prog = shown(req.argv[0]);
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
@@ -73,14 +77,41 @@ pid_t spawn(const SpawnRequest& req, std::string& err) {
     if (from == to) {
       fcntl(to, F_SETFD, 0);
     } else if (dup2(from, to) < 0) {
-      child_fail(req, "cannot set up fds for");
+      child_fail(req, prog, "cannot set up fds for");
     }
   }
   close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
   for (int fd : req.inherit) fcntl(fd, F_SETFD, 0);
-  if (!req.cwd.empty() && chdir(req.cwd.c_str()) != 0) child_fail(req, "cannot change to the directory of");
+  if (!req.cwd.empty() && chdir(req.cwd.c_str()) != 0) child_fail(req, prog, "cannot change to the directory of");
   execvpe(argv[0], argv.data(), envp.data());
-  child_fail(req, "cannot execute");
+  child_fail(req, prog, "cannot execute");
+}
+
+std::string exec_problem(const std::string& prog, const std::string& path) {
+  auto check = [](const std::string& file) {
+    struct stat st {};
+    if (stat(file.c_str(), &st) != 0) return errno;
+    if (S_ISDIR(st.st_mode)) return EACCES;
+    return access(file.c_str(), X_OK) == 0 ? 0 : errno;
+  };
+  if (prog.empty()) return std::strerror(ENOENT);
+  if (prog.find('/') != std::string::npos) {
+    int e = check(prog);
+    return e ? std::strerror(e) : "";
+  }
+  // execvp: an entry that exists but cannot run is EACCES unless a later one runs.
+  int found = ENOENT;
+  std::string dirs = path.empty() ? "/bin:/usr/bin" : path;
+  for (size_t at = 0; at <= dirs.size();) {
+    size_t end = dirs.find(':', at);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(at, end - at);
+    int e = check((dir.empty() ? "." : dir) + "/" + prog);
+    if (e == 0) return "";
+    if (e == EACCES) found = EACCES;
+    at = end + 1;
+  }
+  return std::strerror(found);
 }
 
 int open_pidfd(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }

@@ -28,6 +28,10 @@ struct SpawnRequest {
 // writes "<who>: cannot execute '<prog>': <reason>" to its stderr and exits 127.
 pid_t spawn(const SpawnRequest& req, std::string& err);
 
+// Why spawn() would fail to execute `prog` (searched in `path`, the PATH the
+// child gets, as execvp does), or "" if it would find an executable file.
+std::string exec_problem(const std::string& prog, const std::string& path);
+
 // A pidfd for a child (readable once it exited), or -1.
 int open_pidfd(pid_t pid);
 // Reaps an exited child without blocking; false if it has not exited yet.

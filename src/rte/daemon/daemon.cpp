@@ -75,7 +75,14 @@ void Daemon::start_job(const proto::JobStart& job) {
     if (!c->closed()) on_child_hello(c, m);
   start_heartbeats();
   std::string err;
-  if (!ranks_.create_host_resources(me.slots, job.shm_size, err)) {
+  // REBUILD moves the ranks of a lost host to the next live host after it:
+  // room in the segment for those of the host before this one.
+  size_t spare = 0;
+  if (job.modes.comm == CommMode::kRebuild && job.hosts.size() > 1) {
+    const size_t h = static_cast<size_t>(args_.host), nh = job.hosts.size();
+    spare = job.hosts[(h + nh - 1) % nh].slots.size();
+  }
+  if (!ranks_.create_host_resources(me.slots, spare, job.shm_size, err)) {
     FTMPI_LOG(kError, "ftmpid", "%s", err.c_str());
     exit_status_ = 1;
     stop_ = true;
@@ -101,13 +108,14 @@ void Daemon::send_boot(LocalRank& r) {
   b.host = args_.host;
   b.hostname = me.name;
   if (r.in_segment) {
-    b.local_slots = me.slots;
+    b.local_slots = ranks_.segment_slots(r);
     b.local_index = r.local_index;
     b.shm_fd = ranks_.shm_fd();
     b.shm_size = ranks_.shm_size();
     b.doorbell_fds.assign(ranks_.doorbells().begin(), ranks_.doorbells().end());
   } else {
-    // Moved here from a lost host: alone in its "host", TCP to everyone.
+    // Moved here from a lost host once the segment's spares are taken:
+    // alone in its "host", TCP to everyone.
     b.local_slots = {r.id.slot};
     b.local_index = 0;
     b.shm_fd = -1;

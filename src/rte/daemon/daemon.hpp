@@ -89,6 +89,13 @@ class Daemon : public RankListener, public LeaderOutput {
   void close_tree_link_to(int32_t host);
   bool tree_links_quiet() const { return stop_ || done_sent_ || terminating_; }
   void start_sync_timer();
+  // Sends this host's HOST_SYNC up the tree (not with the fault-injection
+  // knob FTMPI_FAULT_SILENT_SYNC_HOST naming this host: tests of a daemon
+  // that never answers a new leader).
+  void send_host_sync();
+  // A new leader waits at most this long for the HOST_SYNCs
+  // (FTMPI_TAKEOVER_TIMEOUT_MS, default 10 heartbeat timeouts, at least 5 s).
+  uint64_t takeover_timeout_ms() const;
 
   // ---- job (daemon.cpp) ----
   void start_job(const proto::JobStart& job);

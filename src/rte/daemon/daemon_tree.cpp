@@ -11,6 +11,7 @@
 
 #include "base/fd.hpp"
 #include "base/log.hpp"
+#include "base/params.hpp"
 #include "rte/daemon/daemon.hpp"
 
 namespace ftmpi::rte {
@@ -48,13 +49,31 @@ void Daemon::apply_view(const proto::View& v) {
       if (terminating_) leader_->stop();
       leader_->begin_takeover(term_, lost_);
       FTMPI_LOG(kInfo, "ftmpid", "host %d was lost: this daemon leads now", old_leader);
+      loop_.after_ms(takeover_timeout_ms(), [this] {
+        if (!leader_ || !leader_->syncing()) return;
+        const std::string why = "did not answer the new leader within " + std::to_string(takeover_timeout_ms()) + " ms";
+        for (int32_t h : leader_->give_up_waiting()) {
+          FTMPI_LOG(kError, "ftmpid", "host %d %s; going on without it", h, why.c_str());
+          to_launcher(proto::make_frame(proto::HostSuspect{h, why}));
+        }
+      });
     } else {
       leader_->on_view(lost_);
     }
   }
   attach_to_parent();
   // Our local facts for the (possibly new) leader; behind any log fills.
+  send_host_sync();
+}
+
+void Daemon::send_host_sync() {
+  if (params::get_int("FTMPI_FAULT_SILENT_SYNC_HOST", -1) == args_.host) return;
   route_up(proto::Up{args_.host, proto::make_frame(host_sync())}, {});
+}
+
+uint64_t Daemon::takeover_timeout_ms() const {
+  const int64_t dflt = std::max<int64_t>(5000, 10 * static_cast<int64_t>(job_->heartbeat_timeout_ms));
+  return static_cast<uint64_t>(std::max<int64_t>(1, params::get_int("FTMPI_TAKEOVER_TIMEOUT_MS", dflt)));
 }
 
 void Daemon::close_tree_link_to(int32_t host) {
@@ -133,7 +152,7 @@ void Daemon::start_sync_timer() {
     sync_timer_ = 0;
     if (!parent_ && !tree_links_quiet()) {
       attach_to_parent();
-      if (parent_) route_up(proto::Up{args_.host, proto::make_frame(host_sync())}, {});
+      if (parent_) send_host_sync();
     }
   });
 }

@@ -55,6 +55,10 @@ class Leader {
   bool syncing() const { return syncing_; }
   // Live hosts whose HOST_SYNC a takeover still waits for.
   std::vector<int32_t> unsynced_hosts() const;
+  // The takeover's wait for HOST_SYNCs timed out: goes on without the hosts
+  // that did not answer (returned); a sync of theirs that comes later is
+  // applied as outside a takeover.
+  std::vector<int32_t> give_up_waiting();
   // A new view from the launcher: the ranks of newly lost hosts are lost.
   void on_view(const std::vector<bool>& lost);
   // A daemon's local facts (after every view change). Idempotent.

@@ -10,7 +10,10 @@
 // links first). Then it rebuilds its state from the log, applies the syncs,
 // the frames queued meanwhile and the hosts the view lost, and goes on.
 // HOST_SYNCs that reach a leader outside a takeover fill in what was lost
-// with a relaying daemon; applying one twice changes nothing.
+// with a relaying daemon; applying one twice changes nothing. A daemon that
+// never answers does not stall the job: after the daemon's takeover timeout
+// the leader goes on without it (give_up_waiting) and reports it to the
+// launcher, which decides whether that host is lost.
 #include <algorithm>
 
 #include "base/log.hpp"
@@ -36,6 +39,12 @@ std::vector<int32_t> Leader::unsynced_hosts() const {
   for (size_t h = 0; h < host_lost_.size(); ++h)
     if (!host_lost_[h] && !syncs_[h]) out.push_back(static_cast<int32_t>(h));
   return out;
+}
+
+std::vector<int32_t> Leader::give_up_waiting() {
+  std::vector<int32_t> silent = unsynced_hosts();
+  if (syncing_) finish_takeover();
+  return silent;
 }
 
 void Leader::on_view(const std::vector<bool>& lost) {

@@ -16,6 +16,7 @@
 #include "base/fd.hpp"
 #include "base/log.hpp"
 #include "base/params.hpp"
+#include "rte/common/limits.hpp"
 #include "rte/common/process.hpp"
 
 namespace ftmpi::rte {
@@ -52,13 +53,23 @@ LocalRanks::~LocalRanks() {
   fd::close_quietly(shm_fd_);
 }
 
-bool LocalRanks::create_host_resources(const std::vector<int32_t>& slots, uint64_t shm_size, std::string& err) {
+bool LocalRanks::create_host_resources(const std::vector<int32_t>& slots, size_t spare, uint64_t shm_size,
+                                       std::string& err) {
   ranks_.resize(slots.size());  // never resized again: callbacks hold indices
   for (size_t i = 0; i < slots.size(); ++i) {
     ranks_[i].id = ProcId{slots[i], 0};
     ranks_[i].local_index = static_cast<int32_t>(i);
   }
-  uint64_t n = slots.size();
+  host_slots_ = slots;
+  uint64_t n = slots.size() + (slots.size() > 0 ? spare : 0);
+  // The launcher checked this machine's hosts; a remote host checks here.
+  char host[256] = "?";
+  gethostname(host, sizeof host - 1);
+  std::string problem = fd_limit_problem(static_cast<long>(n), host, raise_open_file_limit());
+  if (!problem.empty()) {
+    err = problem;
+    return false;
+  }
   shm_size_ = shm_size ? shm_size : (1ull << 20) + n * n * (256ull << 10);
   shm_fd_ = memfd_create("ftmpi-shm", MFD_CLOEXEC);
   if (shm_fd_ < 0 || ftruncate(shm_fd_, static_cast<off_t>(shm_size_)) != 0) {
@@ -118,11 +129,20 @@ LocalRank& LocalRanks::adopt(const ProcId& who) {
   LocalRank& r = ranks_.back();
   r.id = who;
   r.local_index = static_cast<int32_t>(ranks_.size() - 1);
-  r.in_segment = false;
-  r.own_doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  // Adopted ranks take the spare indices in order, so a rank's index in
+  // ranks_ is its index in the segment as long as spares last.
+  r.in_segment = static_cast<size_t>(r.local_index) < doorbells_.size() && shm_fd_ >= 0;
+  r.own_doorbell = r.in_segment ? -1 : eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   r.joined = false;
   spawn_one(r, launch_);
   return r;
+}
+
+std::vector<int32_t> LocalRanks::segment_slots(const LocalRank& r) const {
+  std::vector<int32_t> out(doorbells_.size(), -1);
+  std::copy(host_slots_.begin(), host_slots_.end(), out.begin());
+  out[static_cast<size_t>(r.local_index)] = r.id.slot;
+  return out;
 }
 
 void LocalRanks::spawn_one(LocalRank& r, const Launch& launch) {

@@ -95,8 +95,11 @@ class LocalRanks {
   LocalRanks(EventLoop& loop, RankListener& listener);
   ~LocalRanks();
 
-  // Creates the shared-memory segment and doorbells for `slots` (this host's).
-  bool create_host_resources(const std::vector<int32_t>& slots, uint64_t shm_size, std::string& err);
+  // Creates the shared-memory segment and doorbells for `slots` (this host's)
+  // plus `spare` local indices that ranks adopted from a lost host take, in
+  // order (REBUILD), so that they talk to this host's ranks through memory.
+  bool create_host_resources(const std::vector<int32_t>& slots, size_t spare, uint64_t shm_size,
+                             std::string& err);
   struct Launch {
     std::string program;
     std::vector<std::string> args;
@@ -113,8 +116,12 @@ class LocalRanks {
   // through on_finished). False if `r` has not been reaped yet.
   bool respawn(LocalRank& r, const ProcId& who);
   // Starts slot `who.slot`, which was placed on a host that is lost, here:
-  // same program, outside the host's segment. Returns the new entry.
+  // same program, at the next spare index of the host's segment (outside it,
+  // talking TCP, once the spares are used up). Returns the new entry.
   LocalRank& adopt(const ProcId& who);
+  // The segment's slot per local index as BOOT gives it to `r`: spares are
+  // -1 (the transport learns who took one from the segment), except r's own.
+  std::vector<int32_t> segment_slots(const LocalRank& r) const;
 
   // A deque: adopt() appends without moving the others (handlers hold indices,
   // callers may hold references across a respawn).
@@ -150,7 +157,8 @@ class LocalRanks {
   std::deque<LocalRank> ranks_;
   int shm_fd_ = -1;
   uint64_t shm_size_ = 0;
-  std::vector<int> doorbells_;
+  std::vector<int> doorbells_;  // one per local index of the segment, spares included
+  std::vector<int32_t> host_slots_;  // the host's own slots, by local index
   bool output_paused_ = false;
 };
 

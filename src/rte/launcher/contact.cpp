@@ -16,6 +16,7 @@
 
 #include "base/clock.hpp"
 #include "base/fd.hpp"
+#include "rte/common/shown.hpp"
 #include "rte/proto/frame.hpp"
 #include "rte/proto/runtime_messages.hpp"
 
@@ -41,6 +42,32 @@ bool read_file(const std::string& path, std::string& out) {
 
 bool alive(pid_t pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
 
+// Unix second at which process `pid` started, or -1 if unknown.
+int64_t process_start(pid_t pid) {
+  std::string stat, all;
+  if (!read_file("/proc/" + std::to_string(pid) + "/stat", stat) || !read_file("/proc/stat", all)) return -1;
+  // Field 22 (starttime, clock ticks since boot) counts from after the
+  // command name's closing parenthesis (the name may hold spaces).
+  size_t p = stat.rfind(')');
+  if (p == std::string::npos) return -1;
+  std::istringstream f(stat.substr(p + 1));
+  std::string field;
+  int n = 2;  // pid and name come before the parenthesis
+  while (n < 22 && f >> field) ++n;
+  size_t b = all.find("\nbtime ");
+  if (n != 22 || !all_digits(field, 18) || b == std::string::npos) return -1;
+  long ticks = sysconf(_SC_CLK_TCK);
+  return std::atoll(all.c_str() + b + 7) + std::atoll(field.c_str()) / (ticks > 0 ? ticks : 100);
+}
+
+// The launcher that wrote `c` still runs: its pid is alive and was not
+// reused by a process started after the file was written.
+bool launcher_alive(const Contact& c) {
+  if (!alive(c.launcher_pid)) return false;
+  int64_t start = process_start(c.launcher_pid);
+  return start < 0 || start <= c.started + 2;
+}
+
 // Running jobs of this user, by launcher pid. Files of launchers that are
 // gone (killed with SIGKILL: nobody removed the file) are removed.
 std::vector<Contact> running_jobs(const std::string& dir) {
@@ -54,7 +81,7 @@ std::vector<Contact> running_jobs(const std::string& dir) {
     Contact c;
     std::string path = dir + "/" + name;
     if (!read_file(path, text) || !parse_contact(text, c) || std::to_string(c.launcher_pid) != name) continue;
-    if (alive(c.launcher_pid))
+    if (launcher_alive(c))
       jobs.push_back(c);
     else
       ::unlink(path.c_str());
@@ -147,6 +174,9 @@ std::string contact_dir(std::string& err) {
 bool ContactFile::write(const Contact& c, std::string& err) {
   std::string dir = contact_dir(err);
   if (dir.empty()) return false;
+  // Files of launchers killed with SIGKILL still hold their job's secret:
+  // every start removes them (so do --jobs and --kill).
+  running_jobs(dir);
   std::string path = dir + "/" + std::to_string(c.launcher_pid);
   ::unlink(path.c_str());  // a stale file of an earlier process with our pid
   int f = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -176,7 +206,8 @@ int run_kill_command(const std::string& target) {
   pid_t job;
   int rank;
   if (!parse_kill_target(target, job, rank)) {
-    std::fprintf(stderr, "ftmpirun: --kill takes JOB:RANK (or RANK when one job runs), not '%s'\n", target.c_str());
+    std::fprintf(stderr, "ftmpirun: --kill takes JOB:RANK (or RANK when one job runs), not %s\n",
+                 shown(target).c_str());
     return 2;
   }
   std::string err;

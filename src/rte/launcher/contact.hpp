@@ -5,7 +5,8 @@
 // address, port and the job secret; JOB is the launcher's pid. A control
 // client connects to that port, proves the secret with the same handshake as
 // a daemon (base/auth.hpp), sends KILL_REQUEST and prints the KILL_REPLY. The
-// launcher removes the file when the job ends.
+// launcher removes the file when the job ends; every launcher start (and
+// --jobs, --kill) removes the files of launchers that no longer run.
 #pragma once
 #include <sys/types.h>
 

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "rte/common/shown.hpp"
+
 namespace ftmpi::rte {
 namespace {
 
@@ -33,11 +35,11 @@ bool parse_entry(const std::string& tok, HostSpec& out, std::string& err) {
   out.name = tok.substr(0, colon);
   out.slots = 0;
   if (!valid_name(out.name)) {
-    err = "'" + tok + "' is not a host name";
+    err = shown(tok) + " is not a host name";
     return false;
   }
   if (colon != std::string::npos && !parse_slots(tok.substr(colon + 1), out.slots)) {
-    err = "'" + tok + "': the slot count must be a positive integer";
+    err = shown(tok) + ": the slot count must be a positive integer";
     return false;
   }
   return true;
@@ -83,7 +85,7 @@ bool parse_hostfile_text(const std::string& text, std::vector<HostSpec>& out, st
       if (word.rfind("slots=", 0) == 0 && h.slots == 0 && parse_slots(word.substr(6), n)) {
         h.slots = n;
       } else {
-        err = "line " + std::to_string(lineno) + ": cannot understand '" + word + "'";
+        err = "line " + std::to_string(lineno) + ": cannot understand " + shown(word);
         return false;
       }
     }
@@ -99,7 +101,7 @@ bool parse_hostfile_text(const std::string& text, std::vector<HostSpec>& out, st
 bool read_hostfile(const std::string& path, std::vector<HostSpec>& out, std::string& err) {
   std::ifstream in(path);
   if (!in) {
-    err = "cannot read the hostfile '" + path + "'";
+    err = "cannot read the hostfile " + shown(path);
     return false;
   }
   std::stringstream ss;

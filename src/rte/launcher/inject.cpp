@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "rte/common/shown.hpp"
+
 namespace ftmpi::rte {
 namespace {
 
@@ -40,7 +42,7 @@ bool parse_inject(const std::string& spec, InjectSpec& out, std::string& err) {
   std::vector<std::string> words;
   for (std::string w; in >> w;) words.push_back(w);
   auto fail = [&](const std::string& why) {
-    err = "--inject '" + spec + "': " + why;
+    err = "--inject " + shown(spec) + ": " + why;
     return false;
   };
   if (words.empty() || words[0] != "kill") return fail("must start with 'kill'");
@@ -55,14 +57,14 @@ bool parse_inject(const std::string& spec, InjectSpec& out, std::string& err) {
     }
     size_t eq = w.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == w.size())
-      return fail("expected key=value, 'random', got '" + w + "'");
+      return fail("expected key=value, 'random', got " + shown(w));
     std::string key = w.substr(0, eq), v = w.substr(eq + 1);
     if (key == "rank" || key == "host") {
       if (have_target) return fail("more than one target");
       have_target = true;
       if (key == "rank") {
         int r;
-        if (!parse_count(v, r)) return fail("rank must be a number, not '" + v + "'");
+        if (!parse_count(v, r)) return fail("rank must be a number, not " + shown(v));
         out.target = InjectSpec::Target::kRank;
         out.rank = r;
       } else {
@@ -71,19 +73,19 @@ bool parse_inject(const std::string& spec, InjectSpec& out, std::string& err) {
       }
     } else if (key == "at") {
       if (have_at) return fail("'at' given twice");
-      if (!parse_duration(v, out.at_ms)) return fail("bad time '" + v + "' (e.g. 2.5s or 300ms)");
+      if (!parse_duration(v, out.at_ms)) return fail("bad time " + shown(v) + " (e.g. 2.5s or 300ms)");
       have_at = true;
     } else if (key == "every") {
       if (have_every) return fail("'every' given twice");
       if (!parse_duration(v, out.every_ms) || out.every_ms == 0)
-        return fail("bad period '" + v + "' (e.g. 1s or 500ms, not 0)");
+        return fail("bad period " + shown(v) + " (e.g. 1s or 500ms, not 0)");
       have_every = true;
     } else if (key == "count") {
       if (have_count) return fail("'count' given twice");
-      if (!parse_count(v, out.count) || out.count < 1) return fail("count must be a positive number, not '" + v + "'");
+      if (!parse_count(v, out.count) || out.count < 1) return fail("count must be a positive number, not " + shown(v));
       have_count = true;
     } else {
-      return fail("unknown key '" + key + "'");
+      return fail("unknown key " + shown(key));
     }
   }
   if (!have_target) return fail("no target: give rank=R, random or host=NAME");

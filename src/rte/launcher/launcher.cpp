@@ -143,6 +143,11 @@ int Launcher::run() {
   if (!opts_.injects.empty()) start.add("inject_seed", seed_);
   record(start, start_wall_ns_);
   start_daemons();
+  if (opts_.timeout_s > 0)
+    loop_.after_ms(static_cast<uint64_t>(opts_.timeout_s) * 1000, [this] {
+      outcome_.on_timeout(opts_.timeout_s);
+      end_job(kTimeoutExitStatus, false);
+    });
   startup_timer_ = loop_.after_ms(kStartupTimeoutMs, [this] {
     startup_timer_ = 0;
     if (job_started_) return;

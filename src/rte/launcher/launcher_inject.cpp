@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "base/log.hpp"
+#include "rte/common/shown.hpp"
 #include "rte/launcher/launcher.hpp"
 
 namespace ftmpi::rte {
@@ -60,7 +61,7 @@ void Launcher::fire_injection(size_t spec, int k) {
   }
   if (!skipped.empty()) {
     record(TimelineEvent("inject_skipped").add("spec", s.text).add("reason", skipped));
-    say("ftmpirun: injection '" + s.text + "' skipped: " + skipped);
+    say("ftmpirun: injection " + shown(s.text) + " skipped: " + skipped);
     return;
   }
   uint64_t when = wall_clock_ns();  // before the kill: the daemon's stamps follow it

@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "base/log.hpp"
+#include "rte/common/limits.hpp"
+#include "rte/common/process.hpp"
+#include "rte/common/shown.hpp"
 #include "rte/launcher/contact.hpp"
 #include "rte/launcher/hosts.hpp"
 #include "rte/launcher/launch_agent.hpp"
@@ -68,12 +71,36 @@ int main(int argc, char** argv) {
   }
   for (const InjectSpec& spec : o.injects) {
     if (spec.target == InjectSpec::Target::kRank && spec.rank >= np)
-      return usage_error("--inject '" + spec.text + "': there is no rank " + std::to_string(spec.rank) + " in a job of " +
-                         std::to_string(np));
+      return usage_error("--inject " + shown(spec.text) + ": there is no rank " + std::to_string(spec.rank) +
+                         " in a job of " + std::to_string(np));
     if (spec.target == InjectSpec::Target::kHost) {
       bool found = false;
       for (const HostPlan& p : plans) found |= p.name == spec.host;
-      if (!found) return usage_error("--inject '" + spec.text + "': no host '" + spec.host + "' in this job");
+      if (!found) return usage_error("--inject " + shown(spec.text) + ": no host " + shown(spec.host) + " in this job");
+    }
+  }
+  // On this machine's hosts the ranks would fail to start: say it once,
+  // before anything starts (remote hosts report per rank, from their daemon).
+  bool any_local = false;
+  long fd_limit = ftmpi::rte::raise_open_file_limit();
+  for (const HostPlan& p : plans) {
+    if (p.remote) continue;
+    any_local = true;
+    std::string problem = fd_limit_problem(static_cast<long>(p.slots.size()), p.name, fd_limit);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "ftmpirun: %s\n", problem.c_str());
+      return 1;
+    }
+  }
+  if (any_local) {
+    const char* path = std::getenv("PATH");
+    std::string rank_path = path ? path : "";
+    for (const std::string& x : o.export_env)
+      if (x.rfind("PATH=", 0) == 0) rank_path = x.substr(5);
+    std::string why = exec_problem(o.program, rank_path);
+    if (!why.empty()) {
+      std::fprintf(stderr, "ftmpirun: cannot execute %s: %s\n", shown(o.program).c_str(), why.c_str());
+      return 127;
     }
   }
   std::string daemon = find_daemon_executable();

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdlib>
 
+#include "rte/common/shown.hpp"
 #include "rte/launcher/hosts.hpp"
 
 namespace ftmpi::rte {
@@ -51,8 +52,10 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
   for (const ModeOption& m : mode_options()) {
     const char* v = env(m.env);
     if (v && *v && !m.set(v, o.modes))
-      return fail(std::string(m.env) + "=" + v + " is not a mode; expected " + m.values);
+      return fail(std::string(m.env) + "=" + shown(v, false) + " is not a mode; expected " + m.values);
   }
+  if (const char* t = env("MPIEXEC_TIMEOUT"); t && *t && !parse_positive(t, o.timeout_s))
+    return fail("MPIEXEC_TIMEOUT=" + shown(t, false) + " is not a number of seconds");
   bool have_hosts = false;
   size_t i = 0;
   // Splits "--opt=value" / "--opt value"; true if `a` is `name` in either form.
@@ -90,7 +93,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
       o.tag_output = true;
     } else if (takes(a, {"-np", "-n", "-c", "--np", "--n"}, v, missing)) {
       if (missing) return fail(a + " needs a number of processes");
-      if (!parse_positive(v, o.np)) return fail("the number of processes must be a positive integer, not '" + v + "'");
+      if (!parse_positive(v, o.np)) return fail("the number of processes must be a positive integer, not " + shown(v));
     } else if (takes(a, {"--host", "-H", "-host"}, v, missing)) {
       if (missing) return fail(a + " needs a host list");
       std::string err;
@@ -128,6 +131,8 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
     } else if (takes(a, {"--heartbeat-timeout-ms"}, v, missing)) {
       if (missing || !parse_positive(v, o.heartbeat_timeout_ms))
         return fail("--heartbeat-timeout-ms needs a positive number");
+    } else if (takes(a, {"--timeout"}, v, missing)) {
+      if (missing || !parse_positive(v, o.timeout_s)) return fail("--timeout needs a positive number of seconds");
     } else if (a == "--summary") {
       o.summary = true;
     } else if (takes(a, {"--kill"}, v, missing)) {
@@ -142,10 +147,10 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
         matched = true;
         if (missing) return fail(std::string(m.option) + " needs a value: " + m.values);
         if (!m.set(v, o.modes))
-          return fail(std::string(m.option) + "=" + v + " is not a mode; expected " + m.values);
+          return fail(std::string(m.option) + "=" + shown(v, false) + " is not a mode; expected " + m.values);
         break;
       }
-      if (!matched) return fail("unknown option '" + a + "'");
+      if (!matched) return fail("unknown option " + shown(a));
     }
   }
   if (have_hosts && !o.hostfile.empty()) return fail("use either --host or --hostfile, not both");
@@ -190,6 +195,7 @@ const char* usage_text() {
          "  --heartbeat-ms N            runtime heartbeat period (default 200, FTMPI_HEARTBEAT_MS)\n"
          "  --heartbeat-timeout-ms N    silence after which a host is lost (default 1000,\n"
          "                                FTMPI_HEARTBEAT_TIMEOUT_MS)\n"
+         "  --timeout N                 end the job after N seconds, exit status 124 (MPIEXEC_TIMEOUT)\n"
          "  --kill [JOB:]RANK           SIGKILL a rank of a running job of yours (JOB: see --jobs)\n"
          "  --jobs                      list your running jobs\n"
          "  -h, --help                  this text\n"

@@ -6,12 +6,14 @@
 //            [--ft-msg-mode=reset|cont] [--ft-coll-mode=atomic|nonatomic]
 //            [--ft-recovery-mode=auto|manual|ignore] [--inject SPEC]...
 //            [--inject-seed N] [--timeline FILE] [--summary] [--launch-agent CMD]
-//            [-x VAR[=value]]... [--heartbeat-ms N] [--heartbeat-timeout-ms N] [--] prog [args...]
+//            [-x VAR[=value]]... [--heartbeat-ms N] [--heartbeat-timeout-ms N]
+//            [--timeout SECONDS] [--] prog [args...]
 //   ftmpirun --kill [JOB:]RANK        ftmpirun --jobs
 //
 // Options take their value as the next argument or after '='. The modes are
 // also read from FTMPI_COMM_MODE, FTMPI_MSG_MODE, FTMPI_COLL_MODE and
-// FTMPI_RECOVERY_MODE; an option wins over the variable.
+// FTMPI_RECOVERY_MODE, the time limit from MPIEXEC_TIMEOUT (as MPICH and
+// Open MPI do); an option wins over the variable.
 #pragma once
 #include <functional>
 #include <string>
@@ -48,6 +50,7 @@ struct LaunchOptions {
   std::vector<std::string> export_env;  // -x NAME or -x NAME=value, in order
   int heartbeat_ms = 0;                 // --heartbeat-ms (0: FTMPI_HEARTBEAT_MS or 200)
   int heartbeat_timeout_ms = 0;         // --heartbeat-timeout-ms (0: FTMPI_HEARTBEAT_TIMEOUT_MS or 1000)
+  int timeout_s = 0;                    // --timeout or MPIEXEC_TIMEOUT: seconds the job may run (0: no limit)
   // Commands about other jobs (no program is started).
   std::string kill_target;  // --kill [JOB:]RANK
   bool list_jobs = false;   // --jobs

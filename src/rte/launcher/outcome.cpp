@@ -80,6 +80,11 @@ void JobOutcome::on_abort(const proto::AbortReport& a, const std::string& host) 
 
 void JobOutcome::on_signal(int sig) { set_cause(128 + sig, ""); }
 
+void JobOutcome::on_timeout(int seconds) {
+  set_cause(kTimeoutExitStatus, "ftmpirun: the job did not end within its time limit of " + std::to_string(seconds) +
+                                    " s (--timeout, MPIEXEC_TIMEOUT); it was ended");
+}
+
 void JobOutcome::on_daemon_lost(const std::string& host, const std::string& why) {
   set_cause(1, "ftmpirun: lost the daemon on " + host + " (" + why + "); its ranks are gone");
 }

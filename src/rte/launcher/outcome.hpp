@@ -5,7 +5,7 @@
 // The first cause that ends the job decides the status: a signal to the
 // launcher (128+sig: 130 for SIGINT, 143 for SIGTERM), MPI_Abort (its code),
 // a rank failing in comm mode abort (its status, 128+signal, or 1), a lost
-// daemon (1). Without one, the status is that of the lowest rank that exited
+// daemon (1), the time limit (124). Without one, the status is that of the lowest rank that exited
 // non-zero after finalizing, else 0; in the FT modes, 1 if no rank at all
 // ended normally.
 #pragma once
@@ -16,6 +16,8 @@
 #include "rte/proto/runtime_messages.hpp"
 
 namespace ftmpi::rte {
+
+inline constexpr int kTimeoutExitStatus = 124;
 
 class JobOutcome {
  public:
@@ -31,6 +33,8 @@ class JobOutcome {
   void on_failure(const proto::ProcFailure& f, const std::string& host, bool job_continues);
   void on_abort(const proto::AbortReport& a, const std::string& host);
   void on_signal(int sig);
+  // --timeout / MPIEXEC_TIMEOUT expired: exit status 124 (as timeout(1)).
+  void on_timeout(int seconds);
   void on_daemon_lost(const std::string& host, const std::string& why);
   void on_startup_error(const std::string& line);
   // The leader ended the job because it cannot go on (all dead, no respawn).

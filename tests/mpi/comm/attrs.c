@@ -137,17 +137,27 @@ int main(int argc, char** argv) {
   CHECK(g_ndeleted == 0, "deleting an absent attribute ran a callback");
   CHECK_MPI(MPI_Attr_put(d1, k_dup, (void*)7L));
 
-  /* A freed keyval: no new use, but the attached attribute lives on. */
+  /* A freed keyval (MPI-1.1 §5.7.1): no new use, but the key lives on until
+   * its last attribute is gone: its attributes can be read, copied and
+   * deleted. */
   int freed = k_double;
   CHECK_MPI(MPI_Keyval_free(&freed));
   CHECK(freed == MPI_KEYVAL_INVALID, "Keyval_free sets MPI_KEYVAL_INVALID");
   EXPECT_CLASS(MPI_Attr_put(d1, k_double, (void*)9L), MPI_ERR_ARG);
-  EXPECT_CLASS(MPI_Attr_get(d1, k_double, &freed, &flag), MPI_ERR_ARG);
+  CHECK(get_attr(d1, k_double, &flag) == 8 && flag, "the attribute of a freed key in use cannot be read");
+  get_attr(MPI_COMM_WORLD, k_double, &flag);
+  CHECK(!flag, "a freed key in use elsewhere reads as set on MPI_COMM_WORLD");
   CHECK_MPI(MPI_Comm_dup(d1, &d2)); /* copying it still runs its copy callback */
+  CHECK(get_attr(d2, k_double, &flag) == 16 && flag, "dup of a freed key's attribute");
+  CHECK_MPI(MPI_Attr_delete(d2, k_double));
+  expect_deleted(1, (int[]){k_double}, (long[]){16}, "Attr_delete of a freed key in use");
   CHECK_MPI(MPI_Comm_free(&d1));
   expect_deleted(3, (int[]){k_double, k_nocopy, k_dup}, (long[]){8, 6, 7}, "free d1");
+  /* Its last attribute is gone: now the key is really freed. */
+  EXPECT_CLASS(MPI_Attr_get(d2, k_double, &freed, &flag), MPI_ERR_ARG);
+  EXPECT_CLASS(MPI_Attr_delete(d2, k_double), MPI_ERR_ARG);
   CHECK_MPI(MPI_Comm_free(&d2));
-  expect_deleted(2, (int[]){k_double, k_dup}, (long[]){16, 7}, "free d2");
+  expect_deleted(1, (int[]){k_dup}, (long[]){7}, "free d2");
 
   /* Failing callbacks: a copy makes the dup fail; a delete keeps the value. */
   CHECK_MPI(MPI_Keyval_create(failing_copy, MPI_NULL_DELETE_FN, &k_fail, NULL));
