@@ -88,7 +88,10 @@ void Daemon::start_job(const proto::JobStart& job) {
   launch.world_size = job.world_size;
   launch.stdin_slot = job.stdin_slot;
   launch.env = job.env;
+  launch.no_aslr = job.modes.transparent_mode();
+  det_complete_.insert(me.slots.begin(), me.slots.end());
   ranks_.spawn_all(launch);
+  check_buddy();
   maybe_done();  // a host with no slots is done at once
 }
 
@@ -201,6 +204,25 @@ void Daemon::on_control(LocalRank& r, const proto::Frame& f) {
       to_leader(proto::make_frame(proto::SuspectUp{r.id, m.who}));
       return;
     }
+    case MsgType::kDetLog: {
+      proto::DetLog m;
+      if (!proto::parse(f, m) || !r.booted || !state_.transparent()) return bad("unexpected");
+      on_det_log(r, m);
+      return;
+    }
+    case MsgType::kDetFetch: {
+      proto::DetFetch m;
+      if (!proto::parse(f, m) || !r.booted || !state_.transparent() || fetch_waiting_.count(r.id.slot))
+        return bad("unexpected");
+      on_det_fetch(r);
+      return;
+    }
+    case MsgType::kReplayReport: {
+      proto::ReplayReport m;
+      if (!proto::parse(f, m) || !r.booted || !state_.transparent()) return bad("unexpected");
+      on_replay_report(r, m);
+      return;
+    }
     default: return bad("sent");
   }
 }
@@ -276,6 +298,15 @@ void Daemon::from_leader(const proto::Frame& f) {
       break;
     case MsgType::kEndJob:
       ok = with_parsed<proto::EndJob>(f, [&](auto& m) { terminate(m.exit_code, false); });
+      break;
+    case MsgType::kProcRestartedDown:
+      ok = with_parsed<proto::ProcRestartedDown>(f, [&](auto& m) { on_proc_restarted(m); });
+      break;
+    case MsgType::kDetWant:
+      ok = with_parsed<proto::DetWant>(f, [&](auto& m) { on_det_want(m); });
+      break;
+    case MsgType::kDetHandover:
+      ok = with_parsed<proto::DetHandover>(f, [&](auto& m) { on_det_handover(m); });
       break;
     case MsgType::kCheckProc:
       ok = with_parsed<proto::CheckProc>(f, [&](auto& m) {

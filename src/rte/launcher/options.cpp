@@ -48,10 +48,19 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
     out.error = std::move(msg);
     return out;
   };
+  // The first FT-MPI mode setting seen, for the refusal of transparent mode with it.
+  std::string ft_mode_given;
   for (const ModeOption& m : mode_options()) {
     const char* v = env(m.env);
     if (v && *v && !m.set(v, o.modes))
       return fail(std::string(m.env) + "=" + v + " is not a mode; expected " + m.values);
+    if (v && *v && ft_mode_given.empty()) ft_mode_given = std::string(m.env) + "=" + v;
+  }
+  std::string transparent_given;
+  if (const char* v = env("FTMPI_TRANSPARENT"); v && *v) {
+    if (!parse_mode(v, o.modes.transparent))
+      return fail(std::string("FTMPI_TRANSPARENT=") + v + " is not a protocol; expected pessimist (or 1)");
+    transparent_given = std::string("FTMPI_TRANSPARENT=") + v;
   }
   bool have_hosts = false;
   size_t i = 0;
@@ -128,6 +137,13 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
     } else if (takes(a, {"--heartbeat-timeout-ms"}, v, missing)) {
       if (missing || !parse_positive(v, o.heartbeat_timeout_ms))
         return fail("--heartbeat-timeout-ms needs a positive number");
+    } else if (a == "--ft-transparent" || a.rfind("--ft-transparent=", 0) == 0) {
+      // The value is optional (a bare option means the default protocol), so
+      // the next argument is never taken as it.
+      std::string p = a.size() > 16 ? a.substr(17) : "pessimist";
+      if (!parse_mode(p, o.modes.transparent))
+        return fail("--ft-transparent=" + p + " is not a protocol; expected pessimist");
+      transparent_given = a;
     } else if (a == "--summary") {
       o.summary = true;
     } else if (takes(a, {"--kill"}, v, missing)) {
@@ -143,12 +159,16 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
         if (missing) return fail(std::string(m.option) + " needs a value: " + m.values);
         if (!m.set(v, o.modes))
           return fail(std::string(m.option) + "=" + v + " is not a mode; expected " + m.values);
+        ft_mode_given = std::string(m.option) + "=" + v;
         break;
       }
       if (!matched) return fail("unknown option '" + a + "'");
     }
   }
   if (have_hosts && !o.hostfile.empty()) return fail("use either --host or --hostfile, not both");
+  if (o.modes.transparent_mode() && !ft_mode_given.empty())
+    return fail(transparent_given + " and " + ft_mode_given +
+                " exclude each other: transparent mode hides failures, the FT-MPI modes report them");
   if (o.heartbeat_ms > 0 && o.heartbeat_timeout_ms > 0 && o.heartbeat_timeout_ms <= o.heartbeat_ms)
     return fail("--heartbeat-timeout-ms must be larger than --heartbeat-ms");
   if (o.help || o.version || !o.kill_target.empty() || o.list_jobs) {
@@ -179,6 +199,9 @@ const char* usage_text() {
          "  --ft-msg-mode=MODE          reset (default) or cont                   (FTMPI_MSG_MODE)\n"
          "  --ft-coll-mode=MODE         nonatomic (default) or atomic             (FTMPI_COLL_MODE)\n"
          "  --ft-recovery-mode=MODE     manual (default), auto or ignore          (FTMPI_RECOVERY_MODE)\n"
+         "  --ft-transparent[=pessimist] transparent mode: dead processes are restarted and replayed,\n"
+         "                                the program sees no failure (FTMPI_TRANSPARENT=1 or pessimist);\n"
+         "                                not together with the --ft-*-mode options\n"
          "  --inject SPEC               fault injection, repeatable; times count from the end of MPI_Init:\n"
          "                                'kill rank=R [at=T] [every=P count=N]', 'kill random [at=T]\n"
          "                                [every=P] [count=N]', 'kill host=NAME [at=T]' (T, P: 2.5s, 300ms)\n"

@@ -4,14 +4,17 @@
 //   ftmpirun [-np|-n|-c|--np N] [--host h1[:slots],h2 | --hostfile F]
 //            [--tag-output] [--ft-comm-mode=abort|rebuild|blank|shrink]
 //            [--ft-msg-mode=reset|cont] [--ft-coll-mode=atomic|nonatomic]
-//            [--ft-recovery-mode=auto|manual|ignore] [--inject SPEC]...
+//            [--ft-recovery-mode=auto|manual|ignore] [--ft-transparent[=pessimist]]
+//            [--inject SPEC]...
 //            [--inject-seed N] [--timeline FILE] [--summary] [--launch-agent CMD]
 //            [-x VAR[=value]]... [--heartbeat-ms N] [--heartbeat-timeout-ms N] [--] prog [args...]
 //   ftmpirun --kill [JOB:]RANK        ftmpirun --jobs
 //
 // Options take their value as the next argument or after '='. The modes are
 // also read from FTMPI_COMM_MODE, FTMPI_MSG_MODE, FTMPI_COLL_MODE and
-// FTMPI_RECOVERY_MODE; an option wins over the variable.
+// FTMPI_RECOVERY_MODE, transparent mode from FTMPI_TRANSPARENT; an option
+// wins over the variable. Transparent mode together with any FT-MPI mode
+// setting (option or variable) is refused.
 #pragma once
 #include <functional>
 #include <string>

@@ -85,7 +85,7 @@ Boot sample_boot() {
 JobStart sample_job() {
   JobStart j;
   j.world_size = 5;
-  j.modes = Modes{CommMode::kBlank, MsgMode::kReset, CollMode::kAtomic, RecoveryMode::kAuto};
+  j.modes = Modes{CommMode::kBlank, MsgMode::kReset, CollMode::kAtomic, RecoveryMode::kAuto, Transparent::kPessimist};
   j.leader = 1;
   j.hosts = {HostEntry{"a", "127.0.0.2", 4001, {0, 1, 2}}, HostEntry{"b", "127.0.0.3", 4002, {3, 4}}};
   j.program = "/bin/prog";
@@ -113,6 +113,13 @@ TEST(RteMessages, RankLinkRoundTrips) {
   check_round_trip(JobAbort{130});
   check_round_trip(RecoverReq{17});
   check_round_trip(RecoverDone{sample_recovery()});
+  check_round_trip(DetLog{7, std::string("d\0e\xff", 4)});
+  check_round_trip(DetFetch{});
+  check_round_trip(ReplayReport{ReplayReport::kCaughtUp, 10, 20, 3});
+  check_round_trip(DetAck{7});
+  check_round_trip(DetData{false, std::string(1000, 'x')});
+  check_round_trip(DetData{true, ""});
+  check_round_trip(ProcRestarted{sample_card(2)});
 }
 
 TEST(RteMessages, RuntimeLinkRoundTrips) {
@@ -174,13 +181,17 @@ bool accepts_after(const M& m, size_t offset, Mutate mutate) {
 }
 
 TEST(RteMessages, OutOfRangeFieldsAreRejected) {
-  // Boot: modes are the last four bytes; restarted precedes them.
+  // Boot: modes are the last five bytes; restarted precedes them.
   Boot b = sample_boot();
   size_t n = make_frame(b).size() - kFrameHeader;
-  EXPECT_FALSE(accepts_after(b, n - 4, [](uint8_t& x) { x = 4; }));   // comm mode
-  EXPECT_FALSE(accepts_after(b, n - 3, [](uint8_t& x) { x = 2; }));   // msg mode
-  EXPECT_FALSE(accepts_after(b, n - 1, [](uint8_t& x) { x = 3; }));   // recovery mode
-  EXPECT_FALSE(accepts_after(b, n - 5, [](uint8_t& x) { x = 2; }));   // restarted flag
+  EXPECT_FALSE(accepts_after(b, n - 5, [](uint8_t& x) { x = 4; }));   // comm mode
+  EXPECT_FALSE(accepts_after(b, n - 4, [](uint8_t& x) { x = 2; }));   // msg mode
+  EXPECT_FALSE(accepts_after(b, n - 2, [](uint8_t& x) { x = 3; }));   // recovery mode
+  EXPECT_FALSE(accepts_after(b, n - 1, [](uint8_t& x) { x = 2; }));   // transparent protocol
+  EXPECT_FALSE(accepts_after(b, n - 6, [](uint8_t& x) { x = 2; }));   // restarted flag
+  EXPECT_FALSE(accepts_after(DetLog{1, "x"}, 0, [](uint8_t& x) { x = 0; }));  // batch 0
+  EXPECT_FALSE(accepts_after(ReplayReport{}, 0, [](uint8_t& x) { x = 3; }));  // phase
+  EXPECT_FALSE(accepts_after(DetData{true, "x"}, 0, [](uint8_t& x) { x = 2; }));  // last flag
   EXPECT_FALSE(accepts_after(Io{1, Io::kStdout, "x"}, 4, [](uint8_t& x) { x = 3; }));  // stream
   EXPECT_FALSE(accepts_after(Terminate{1, false}, 4, [](uint8_t& x) { x = 2; }));      // bool
   // An impossible element count must fail without allocating for it.

@@ -1,0 +1,203 @@
+// A fake transparent-mode process for the runtime tests, using only
+// rte::Client (no MPI library, no logging module): it logs determinant
+// batches to the event logger, kills itself at chosen points, and each
+// restarted incarnation checks that the event logger gives it back exactly
+// the batches its predecessors had acknowledged.
+//
+//   rte_tlog [batches=N] [victims=R,R..] [after=K] [times=T] [gap=MS] [trace=FILE] [--marker X]
+//
+//   batches  records (one batch each) every slot logs over all its incarnations
+//   victims  slots whose incarnations 0..T-1 SIGKILL themselves once K*(i+1)
+//            records are acknowledged (and nothing else is outstanding)
+//   gap      ms between two records (survivors keep running meanwhile)
+//   trace    every incarnation appends "slot inc fetched|died|final ..." lines
+//            (not to stdout: what incarnations print there must be the same
+//            bytes, or the launcher's output-once filter cuts them wrongly)
+//
+// Record g (1-based) of slot s is "s:g:" followed by (g*37 % 200) + 1 bytes
+// of the letter 'a' + g % 26: its content is a function of (s, g) only, as
+// a deterministic program's determinants are. A process prints
+// "rank R rec G" once record G is acknowledged; a restarted incarnation
+// first prints the lines of the records it fetched (its "replay": the same
+// bytes its predecessor printed, which the launcher must not print twice).
+// It then reports its replay (start / caught up) and goes on from there.
+//
+// Other checks: the card table a restarted incarnation gets at once,
+// PROC_FAILED before PROC_RESTARTED for every restart a process hears of,
+// acknowledgements in batch order, and address randomisation off.
+// Exit status 3 with "APP ERROR" on stdout: a check failed.
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "base/clock.hpp"
+#include "rte/client/client.hpp"
+
+using ftmpi::ProcId;
+using namespace ftmpi::rte;
+
+namespace {
+
+int g_rank = -1;
+std::string g_trace;
+
+void trace(const std::string& line) {
+  if (g_trace.empty()) return;
+  FILE* f = std::fopen(g_trace.c_str(), "a");
+  if (!f) return;
+  std::fprintf(f, "%s\n", line.c_str());
+  std::fclose(f);
+}
+
+[[noreturn]] void die(const std::string& what) {
+  std::printf("rank %d: APP ERROR: %s\n", g_rank, what.c_str());
+  std::fflush(stdout);
+  std::exit(3);
+}
+
+void check(bool cond, const std::string& what) {
+  if (!cond) die(what);
+}
+
+std::string record(int slot, int g) {
+  return std::to_string(slot) + ":" + std::to_string(g) + ":" +
+         std::string(static_cast<size_t>(g * 37 % 200 + 1), static_cast<char>('a' + g % 26));
+}
+
+struct Sink : EventSink {
+  uint64_t acked = 0;
+  std::map<int, uint32_t> failed;  // slot -> last failed incarnation
+  int failures = 0, restarts = 0;
+  void on_proc_failed(ProcId who, uint64_t) override {
+    failed[who.slot] = who.incarnation;
+    ++failures;
+  }
+  void on_job_abort(int code) override { die("job aborted with " + std::to_string(code)); }
+  void on_recovery_done(const RecoveryResult&) override { die("a recovery round in transparent mode"); }
+  void on_proc_restarted(ProcId id, const Card& card) override {
+    auto it = failed.find(id.slot);
+    check(it != failed.end() && it->second + 1 == id.incarnation,
+          "restart of " + std::to_string(id.slot) + "." + std::to_string(id.incarnation) +
+              " without the failure of its previous incarnation");
+    check(card.id == id && card.host >= 0 && card.pid > 0, "restart card");
+    ++restarts;
+  }
+  void on_determinants_acked(uint64_t batch) override {
+    check(batch == acked + 1, "ack " + std::to_string(batch) + " after " + std::to_string(acked));
+    acked = batch;
+  }
+};
+
+bool aslr_off() {
+  std::ifstream f("/proc/self/personality");
+  unsigned long p = 0;
+  f >> std::hex >> p;
+  return (p & 0x0040000ul) != 0;  // ADDR_NO_RANDOMIZE
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int batches = 20, after = 5, times = 1, gap_ms = 10;
+  std::set<int> victims;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--marker") {
+      ++i;
+      continue;
+    }
+    auto eq = a.find('=');
+    std::string k = a.substr(0, eq), v = eq == std::string::npos ? "" : a.substr(eq + 1);
+    if (k == "batches") batches = std::atoi(v.c_str());
+    else if (k == "after") after = std::atoi(v.c_str());
+    else if (k == "times") times = std::atoi(v.c_str());
+    else if (k == "gap") gap_ms = std::atoi(v.c_str());
+    else if (k == "trace") g_trace = v;
+    else if (k == "victims") {
+      std::stringstream ss(v);
+      std::string tok;
+      while (std::getline(ss, tok, ',')) victims.insert(std::atoi(tok.c_str()));
+    } else {
+      std::fprintf(stderr, "rte_tlog: unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  Client client;
+  BootInfo boot;
+  if (!ok(client.init(boot))) return 2;
+  g_rank = boot.self.slot;
+  check(boot.modes.transparent == Transparent::kPessimist, "not started in transparent mode");
+  check(aslr_off(), "address randomisation is on");
+  check(boot.restarted == (boot.self.incarnation > 0), "restarted flag");
+  Card mine;
+  mine.tcp_addr = "127.0.0.1";
+  mine.tcp_port = static_cast<uint16_t>(10000 + boot.self.slot);
+  std::vector<Card> table;
+  check(ok(client.exchange_cards(mine, table)), "exchange_cards");
+  check(table.size() == static_cast<size_t>(boot.world_size), "table size");
+  check(table[static_cast<size_t>(g_rank)].id == boot.self && table[static_cast<size_t>(g_rank)].host == boot.host,
+        "my own card in the table");
+  Sink sink;
+  uint32_t inc = boot.self.incarnation;
+  int done = 0;  // records this slot has, over all incarnations
+  if (boot.restarted) {
+    uint64_t t0 = ftmpi::now_ns();
+    std::vector<uint8_t> bytes;
+    check(ok(client.fetch_determinants(bytes)), "fetch_determinants");
+    std::string got(bytes.begin(), bytes.end());
+    // Exactly what the predecessors had acknowledged when they killed
+    // themselves: K * inc records (a victim stops logging at its quota).
+    int expected = victims.count(g_rank) ? after * static_cast<int>(inc) : 0;
+    std::string want;
+    for (int g = 1; g <= expected; ++g) want += record(g_rank, g);
+    check(got == want, "fetched " + std::to_string(got.size()) + " bytes, expected " + std::to_string(want.size()) +
+                           " (records 1.." + std::to_string(expected) + ")");
+    client.report_replay(ReplayPhase::kStart, ReplayStats{static_cast<uint64_t>(expected), 0, 0});
+    for (int g = 1; g <= expected; ++g) std::printf("rank %d rec %d\n", g_rank, g);
+    std::fflush(stdout);
+    done = expected;
+    client.report_replay(ReplayPhase::kCaughtUp, ReplayStats{static_cast<uint64_t>(expected), 0, 0});
+    char line[128];
+    std::snprintf(line, sizeof line, "%d %u fetched %d %.1f", g_rank, inc, expected,
+                  static_cast<double>(ftmpi::now_ns() - t0) / 1e6);
+    trace(line);
+  }
+  int quota = victims.count(g_rank) && static_cast<int>(inc) < times ? after * static_cast<int>(inc + 1) : batches;
+  uint64_t first_batch = 0;  // this incarnation's batch numbers count from 1
+  auto serve = [&](int ms) {
+    pollfd p{client.fd(), POLLIN, 0};
+    if (client.has_pending_events() || ::poll(&p, 1, ms) > 0) client.poll(sink);
+  };
+  while (done < quota) {
+    ++done;
+    std::string r = record(g_rank, done);
+    uint64_t b = client.log_determinants(r.data(), r.size());
+    check(b == ++first_batch, "batch number " + std::to_string(b));
+    while (sink.acked < b) serve(1000);
+    std::printf("rank %d rec %d\n", g_rank, done);
+    std::fflush(stdout);
+    uint64_t until = ftmpi::now_ns() + static_cast<uint64_t>(gap_ms) * 1000000ull;
+    while (ftmpi::now_ns() < until) serve(gap_ms);
+  }
+  if (done < batches) {
+    // A victim at its quota: everything it logged is acknowledged.
+    trace(std::to_string(g_rank) + " " + std::to_string(inc) + " died " + std::to_string(done));
+    raise(SIGKILL);
+  }
+  client.poll(sink);
+  trace(std::to_string(g_rank) + " " + std::to_string(inc) + " final " + std::to_string(done) + " " +
+        std::to_string(sink.failures) + " " + std::to_string(sink.restarts));
+  std::printf("rank %d final records %d\n", g_rank, done);
+  std::fflush(stdout);
+  check(ok(client.finalize()), "finalize");
+  return 0;
+}
