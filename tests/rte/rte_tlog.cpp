@@ -4,13 +4,18 @@
 // restarted incarnation checks that the event logger gives it back exactly
 // the batches its predecessors had acknowledged.
 //
-//   rte_tlog [batches=N] [victims=R,R..] [after=K] [times=T] [gap=MS] [trace=FILE] [--marker X]
+//   rte_tlog [batches=N] [victims=R,R..] [after=K] [times=T] [gap=MS] [trace=FILE]
+//            [check=exact|prefix] [--marker X]
 //
 //   batches  records (one batch each) every slot logs over all its incarnations
 //   victims  slots whose incarnations 0..T-1 SIGKILL themselves once K*(i+1)
 //            records are acknowledged (and nothing else is outstanding)
 //   gap      ms between two records (survivors keep running meanwhile)
-//   trace    every incarnation appends "slot inc fetched|died|final ..." lines
+//   check    exact (default): a restarted incarnation fetches exactly the
+//            records its self-killed predecessors had acknowledged; prefix:
+//            (kills from outside) records 1..M for some M, replayed and continued
+//   trace    every incarnation appends "slot inc fetched|acked|died|final ..." lines
+//            (acked: with check=prefix, each record once acknowledged)
 //            (not to stdout: what incarnations print there must be the same
 //            bytes, or the launcher's output-once filter cuts them wrongly)
 //
@@ -76,6 +81,9 @@ std::string record(int slot, int g) {
 struct Sink : EventSink {
   uint64_t acked = 0;
   std::map<int, uint32_t> failed;  // slot -> last failed incarnation
+  // Slots restarting when this process joined: host -1 and their new id in
+  // the table it got (their failure came before it), PROC_RESTARTED follows.
+  std::map<int, uint32_t> restarting;
   int failures = 0, restarts = 0;
   void on_proc_failed(ProcId who, uint64_t) override {
     failed[who.slot] = who.incarnation;
@@ -85,7 +93,10 @@ struct Sink : EventSink {
   void on_recovery_done(const RecoveryResult&) override { die("a recovery round in transparent mode"); }
   void on_proc_restarted(ProcId id, const Card& card) override {
     auto it = failed.find(id.slot);
-    check(it != failed.end() && it->second + 1 == id.incarnation,
+    auto r = restarting.find(id.slot);
+    bool expected_restart = r != restarting.end() && r->second == id.incarnation;
+    if (expected_restart) restarting.erase(r);
+    check(expected_restart || (it != failed.end() && it->second + 1 == id.incarnation),
           "restart of " + std::to_string(id.slot) + "." + std::to_string(id.incarnation) +
               " without the failure of its previous incarnation");
     check(card.id == id && card.host >= 0 && card.pid > 0, "restart card");
@@ -108,6 +119,7 @@ bool aslr_off() {
 
 int main(int argc, char** argv) {
   int batches = 20, after = 5, times = 1, gap_ms = 10;
+  bool exact = true;
   std::set<int> victims;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -122,6 +134,7 @@ int main(int argc, char** argv) {
     else if (k == "times") times = std::atoi(v.c_str());
     else if (k == "gap") gap_ms = std::atoi(v.c_str());
     else if (k == "trace") g_trace = v;
+    else if (k == "check") exact = v != "prefix";
     else if (k == "victims") {
       std::stringstream ss(v);
       std::string tok;
@@ -147,6 +160,8 @@ int main(int argc, char** argv) {
   check(table[static_cast<size_t>(g_rank)].id == boot.self && table[static_cast<size_t>(g_rank)].host == boot.host,
         "my own card in the table");
   Sink sink;
+  for (const Card& c : table)
+    if (c.host < 0) sink.restarting[c.id.slot] = c.id.incarnation;
   uint32_t inc = boot.self.incarnation;
   int done = 0;  // records this slot has, over all incarnations
   if (boot.restarted) {
@@ -157,6 +172,18 @@ int main(int argc, char** argv) {
     // Exactly what the predecessors had acknowledged when they killed
     // themselves: K * inc records (a victim stops logging at its quota).
     int expected = victims.count(g_rank) ? after * static_cast<int>(inc) : 0;
+    if (!exact) {
+      // Records 1..M, whole and in order: the event logger lost or reordered nothing.
+      size_t pos = 0;
+      expected = 0;
+      while (pos < got.size()) {
+        std::string r = record(g_rank, expected + 1);
+        check(got.compare(pos, r.size(), r) == 0, "fetched log is not records 1..M at record " +
+                                                      std::to_string(expected + 1));
+        pos += r.size();
+        ++expected;
+      }
+    }
     std::string want;
     for (int g = 1; g <= expected; ++g) want += record(g_rank, g);
     check(got == want, "fetched " + std::to_string(got.size()) + " bytes, expected " + std::to_string(want.size()) +
@@ -183,6 +210,7 @@ int main(int argc, char** argv) {
     uint64_t b = client.log_determinants(r.data(), r.size());
     check(b == ++first_batch, "batch number " + std::to_string(b));
     while (sink.acked < b) serve(1000);
+    if (!exact) trace(std::to_string(g_rank) + " " + std::to_string(inc) + " acked " + std::to_string(done));
     std::printf("rank %d rec %d\n", g_rank, done);
     std::fflush(stdout);
     uint64_t until = ftmpi::now_ns() + static_cast<uint64_t>(gap_ms) * 1000000ull;
