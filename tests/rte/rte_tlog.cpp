@@ -5,11 +5,14 @@
 // the batches its predecessors had acknowledged.
 //
 //   rte_tlog [batches=N] [victims=R,R..] [after=K] [times=T] [gap=MS] [trace=FILE]
-//            [check=exact|prefix] [--marker X]
+//            [check=exact|prefix] [replay_kill=I] [--marker X]
 //
 //   batches  records (one batch each) every slot logs over all its incarnations
 //   victims  slots whose incarnations 0..T-1 SIGKILL themselves once K*(i+1)
 //            records are acknowledged (and nothing else is outstanding)
+//   replay_kill  incarnation I of a victim SIGKILLs itself in its replay
+//            (after printing half of the fetched records); it logs nothing, so
+//            the incarnations after it fetch what it fetched
 //   gap      ms between two records (survivors keep running meanwhile)
 //   check    exact (default): a restarted incarnation fetches exactly the
 //            records its self-killed predecessors had acknowledged; prefix:
@@ -35,6 +38,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -120,6 +124,7 @@ bool aslr_off() {
 int main(int argc, char** argv) {
   int batches = 20, after = 5, times = 1, gap_ms = 10;
   bool exact = true;
+  int replay_kill = 0;
   std::set<int> victims;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -135,6 +140,7 @@ int main(int argc, char** argv) {
     else if (k == "gap") gap_ms = std::atoi(v.c_str());
     else if (k == "trace") g_trace = v;
     else if (k == "check") exact = v != "prefix";
+    else if (k == "replay_kill") replay_kill = std::atoi(v.c_str());
     else if (k == "victims") {
       std::stringstream ss(v);
       std::string tok;
@@ -163,6 +169,9 @@ int main(int argc, char** argv) {
   for (const Card& c : table)
     if (c.host < 0) sink.restarting[c.id.slot] = c.id.incarnation;
   uint32_t inc = boot.self.incarnation;
+  bool victim = victims.count(g_rank) > 0;
+  // Incarnations that logged a quota before this one (a replay-killed one logs nothing).
+  int logged_before = static_cast<int>(inc) - (victim && replay_kill > 0 && static_cast<int>(inc) > replay_kill ? 1 : 0);
   int done = 0;  // records this slot has, over all incarnations
   if (boot.restarted) {
     uint64_t t0 = ftmpi::now_ns();
@@ -171,7 +180,7 @@ int main(int argc, char** argv) {
     std::string got(bytes.begin(), bytes.end());
     // Exactly what the predecessors had acknowledged when they killed
     // themselves: K * inc records (a victim stops logging at its quota).
-    int expected = victims.count(g_rank) ? after * static_cast<int>(inc) : 0;
+    int expected = victim ? after * std::min(logged_before, times) : 0;
     if (!exact) {
       // Records 1..M, whole and in order: the event logger lost or reordered nothing.
       size_t pos = 0;
@@ -189,7 +198,15 @@ int main(int argc, char** argv) {
     check(got == want, "fetched " + std::to_string(got.size()) + " bytes, expected " + std::to_string(want.size()) +
                            " (records 1.." + std::to_string(expected) + ")");
     client.report_replay(ReplayPhase::kStart, ReplayStats{static_cast<uint64_t>(expected), 0, 0});
-    for (int g = 1; g <= expected; ++g) std::printf("rank %d rec %d\n", g_rank, g);
+    bool killed_in_replay = victim && static_cast<int>(inc) == replay_kill;
+    for (int g = 1; g <= expected; ++g) {
+      if (killed_in_replay && g > expected / 2) {
+        std::fflush(stdout);
+        trace(std::to_string(g_rank) + " " + std::to_string(inc) + " fetched " + std::to_string(expected) + " 0");
+        raise(SIGKILL);
+      }
+      std::printf("rank %d rec %d\n", g_rank, g);
+    }
     std::fflush(stdout);
     done = expected;
     client.report_replay(ReplayPhase::kCaughtUp, ReplayStats{static_cast<uint64_t>(expected), 0, 0});
@@ -198,7 +215,7 @@ int main(int argc, char** argv) {
                   static_cast<double>(ftmpi::now_ns() - t0) / 1e6);
     trace(line);
   }
-  int quota = victims.count(g_rank) && static_cast<int>(inc) < times ? after * static_cast<int>(inc + 1) : batches;
+  int quota = victim && logged_before < times ? after * (logged_before + 1) : batches;
   uint64_t first_batch = 0;  // this incarnation's batch numbers count from 1
   auto serve = [&](int ms) {
     pollfd p{client.fd(), POLLIN, 0};

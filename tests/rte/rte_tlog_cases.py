@@ -72,10 +72,14 @@ def expect_restart_lines(j, slot, incarnations, host=r"\S+"):
 
 
 def expect_summary(j, failures):
+    expect_summary_counts(j, failures, failures)
+
+
+def expect_summary_counts(j, failures, replays):
     m = SUMMARY.search(j.err)
     expect(m, "no transparent summary line")
-    expect(int(m.group(1)) == failures and int(m.group(2)) == failures,
-           f"summary: {m.group(0)}, expected {failures} failures and replays")
+    expect(int(m.group(1)) == failures and int(m.group(2)) == replays,
+           f"summary: {m.group(0)}, expected {failures} failures and {replays} replays")
 
 
 def self_kills(ctx, np, victims, after, times=1, batches=12, launcher=()):
@@ -111,6 +115,19 @@ def case_tlog_rank0_three_times(ctx):
 def case_tlog_two_at_once_np8(ctx):
     # Two slots die at the same point of their run (within a millisecond or so), twice each.
     self_kills(ctx, 8, [2, 5], after=4, times=2)
+
+
+def case_tlog_kill_in_replay(ctx):
+    # Incarnation 1 of rank 3 dies in the middle of its replay (after fetching
+    # and printing half of what it replays); incarnation 2 fetches the same.
+    j, trace = tlog_run(ctx, 4, ["batches=12", "victims=3", "after=6", "replay_kill=1"])
+    expect_code(j, 0)
+    expect_output_once(j, 4, 12)
+    got = fetched(trace, 3)
+    expect(got == {1: 6, 2: 6}, f"rank 3 fetched {got}, expected 6 records in incarnations 1 and 2")
+    expect(re.search(r"^ftmpirun: rank 3 caught up after \d+ ms \(incarnation 2: ", j.err, re.M), "no caught-up line")
+    expect(not re.search(r"caught up .*\(incarnation 1: ", j.err), "incarnation 1 never caught up")
+    expect_summary_counts(j, 2, 1)
 
 
 def case_tlog_two_hosts(ctx):

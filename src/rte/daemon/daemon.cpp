@@ -344,6 +344,7 @@ void Daemon::terminate(int32_t exit_code, bool immediate) {
 }
 
 void Daemon::on_exit(LocalRank& r) {
+  fetch_waiting_.erase(r.id.slot);  // a fetch it made dies with it; the next incarnation asks again
   bool never_joined_ok = !r.booted && r.exit.how == proto::ExitInfo::kExited && r.exit.value == 0;
   if (r.fence_done || never_joined_ok)
     r.end = proto::EndKind::kNormal;

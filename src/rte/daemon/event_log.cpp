@@ -40,10 +40,13 @@ std::string EventLog::concatenated(int32_t slot) const {
 }
 
 uint64_t EventLog::last_batch(int32_t slot, uint32_t incarnation) const {
-  uint64_t last = 0;
-  for (const proto::DetBatch& b : batches(slot))
-    if (b.incarnation == incarnation) last = b.batch;
-  return last;
+  // From the back: the newest incarnation's batches are last.
+  const std::vector<proto::DetBatch>& v = batches(slot);
+  for (auto it = v.rbegin(); it != v.rend(); ++it) {
+    if (it->incarnation == incarnation) return it->batch;
+    if (it->incarnation < incarnation) break;
+  }
+  return 0;
 }
 
 std::vector<int32_t> EventLog::slots() const {
