@@ -4,6 +4,7 @@
 
 #include <type_traits>
 
+#include "rte/proto/event_log_messages.hpp"
 #include "rte/proto/frame.hpp"
 #include "rte/proto/rank_messages.hpp"
 #include "rte/proto/runtime_messages.hpp"
@@ -162,6 +163,35 @@ TEST(RteMessages, RuntimeLinkRoundTrips) {
   check_round_trip(EventDown{EventDown::kProcFailed, sample_failure()});
   check_round_trip(EndJob{42});
   check_round_trip(CheckProc{ProcId{3, 1}});
+  check_round_trip(DetRepl{2, {DetBatch{0, 1, "x"}, DetBatch{0, 2, std::string("\0y", 2)}, DetBatch{1, 1, "z"}}});
+  check_round_trip(DetReplAck{2, 1, 9});
+  check_round_trip(DetWant{3, 1, 77});
+  check_round_trip(DetHandover{3, 1, 0, 77, false, {DetBatch{2, 5, "q"}}});
+  check_round_trip(DetHandover{3, 1, 2, 78, true, {}});
+  check_round_trip(ReplayUp{ProcId{1, 2}, 2, 10, 20, 3, 99});
+  check_round_trip(ReplayNote{ProcId{1, 2}, 1, 10, 0, 0, 98});
+  check_round_trip(ProcRestartedDown{sample_card(1), {sample_card(0), sample_card(1), Card{ProcId{2, 1}, -1, 0, "", 0}}});
+}
+
+TEST(RteMessages, EventLogMessagesRejectImpossibleContent) {
+  auto rejects = [](const auto& m) {
+    Frame f;
+    EXPECT_TRUE(split_frame(make_frame(m), f));
+    std::decay_t<decltype(m)> back;
+    return !parse(f, back);
+  };
+  EXPECT_TRUE(rejects(DetRepl{2, {}})) << "nothing to replicate";
+  EXPECT_TRUE(rejects(DetRepl{2, {DetBatch{0, 2, "a"}, DetBatch{0, 1, "b"}}})) << "out of order";
+  EXPECT_TRUE(rejects(DetRepl{2, {DetBatch{0, 1, "a"}, DetBatch{0, 1, "b"}}})) << "repeated";
+  EXPECT_TRUE(rejects(DetRepl{2, {DetBatch{0, 0, "a"}}})) << "batch 0";
+  EXPECT_TRUE(rejects(DetRepl{2, {DetBatch{0, 1, ""}}})) << "empty batch";
+  EXPECT_TRUE(rejects(DetReplAck{-1, 0, 1}));
+  EXPECT_TRUE(rejects(DetWant{1, -2, 0}));
+  EXPECT_TRUE(rejects(ReplayUp{ProcId{1, 0}, 3, 0, 0, 0, 0})) << "phase";
+  // The new incarnation's card must be in the table, at its slot.
+  EXPECT_TRUE(rejects(ProcRestartedDown{sample_card(1), {sample_card(0), sample_card(0)}}));
+  EXPECT_TRUE(rejects(ProcRestartedDown{sample_card(5), {sample_card(0)}}));
+  EXPECT_TRUE(rejects(ProcRestarted{Card{ProcId{1, 1}, -1, 0, "", 0}})) << "a restarted process can be reached";
 }
 
 TEST(RteMessages, WrongTypeIsRejected) {
