@@ -5,7 +5,7 @@
 // the batches its predecessors had acknowledged.
 //
 //   rte_tlog [batches=N] [victims=R,R..] [after=K] [times=T] [gap=MS] [trace=FILE]
-//            [check=exact|prefix] [replay_kill=I] [--marker X]
+//            [check=exact|prefix] [replay_kill=I] [exit=S] [--marker X]
 //
 //   batches  records (one batch each) every slot logs over all its incarnations
 //   victims  slots whose incarnations 0..T-1 SIGKILL themselves once K*(i+1)
@@ -13,6 +13,7 @@
 //   replay_kill  incarnation I of a victim SIGKILLs itself in its replay
 //            (after printing half of the fetched records); it logs nothing, so
 //            the incarnations after it fetch what it fetched
+//   exit     victims exit with status S at their quota instead of SIGKILL
 //   gap      ms between two records (survivors keep running meanwhile)
 //   check    exact (default): a restarted incarnation fetches exactly the
 //            records its self-killed predecessors had acknowledged; prefix:
@@ -125,6 +126,7 @@ int main(int argc, char** argv) {
   int batches = 20, after = 5, times = 1, gap_ms = 10;
   bool exact = true;
   int replay_kill = 0;
+  int exit_status = -1;
   std::set<int> victims;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -141,6 +143,7 @@ int main(int argc, char** argv) {
     else if (k == "trace") g_trace = v;
     else if (k == "check") exact = v != "prefix";
     else if (k == "replay_kill") replay_kill = std::atoi(v.c_str());
+    else if (k == "exit") exit_status = std::atoi(v.c_str());
     else if (k == "victims") {
       std::stringstream ss(v);
       std::string tok;
@@ -236,6 +239,7 @@ int main(int argc, char** argv) {
   if (done < batches) {
     // A victim at its quota: everything it logged is acknowledged.
     trace(std::to_string(g_rank) + " " + std::to_string(inc) + " died " + std::to_string(done));
+    if (exit_status >= 0) std::exit(exit_status);
     raise(SIGKILL);
   }
   client.poll(sink);

@@ -130,6 +130,17 @@ def case_tlog_kill_in_replay(ctx):
     expect_summary_counts(j, 2, 1)
 
 
+def case_tlog_exit_ends_the_job(ctx):
+    # A process that exits by itself before MPI_Finalize is not restarted (its
+    # replay would exit again): the job ends with its status, as in abort mode.
+    j, trace = tlog_run(ctx, 4, ["batches=30", "victims=1", "after=3", "exit=4"])
+    expect_code(j, 4)
+    expect(re.search(r"^ftmpirun: rank 1 \(pid \d+ on \S+\) exited with status 4 before MPI_Finalize$", j.err, re.M),
+           "no reason line")
+    expect("restarting" not in j.err, "restarted a process that exited by itself")
+    expect(not fetched(trace, 1), "an incarnation 1 ran")
+
+
 def case_tlog_two_hosts(ctx):
     # Batches are replicated to the other host's daemon before they are acknowledged.
     self_kills(ctx, 4, [1, 3], after=4, launcher=["--host", "127.0.0.2:2,127.0.0.3:2"])

@@ -109,7 +109,11 @@ void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, b
   f.pid = pid;
   f.exit = exit;
   state_.apply_failure(f);
-  bool continues = state_.continues_after_failure();
+  // Transparent mode restarts processes that were killed or lost; one that
+  // exited by itself before MPI_Finalize would do the same again in its
+  // replay: that ends the job as in comm mode abort.
+  bool continues = state_.continues_after_failure() &&
+                   !(state_.transparent() && exit.how == proto::ExitInfo::kExited);
   FTMPI_LOG(kInfo, "leader", "event %llu: rank %d.%u failed (%s)%s", static_cast<unsigned long long>(f.seq),
             who.slot, who.incarnation, describe_exit(exit).c_str(), continues ? "" : "; ending the job");
   out_.to_launcher(proto::make_frame(proto::FailureReport{f, continues, wall_clock_ns()}));

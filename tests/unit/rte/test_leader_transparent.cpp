@@ -92,6 +92,18 @@ TEST_F(LeaderTransparent, RespawnLimitCountsFailuresWithoutCatchingUp) {
   EXPECT_EQ(launcher_of<ReplayNote>().size(), 1u);
 }
 
+TEST_F(LeaderTransparent, AProcessThatExitsByItselfEndsTheJob) {
+  start_transparent();
+  exchange();
+  fail(0, 1, {ExitInfo::kExited, 3});
+  auto failures = launcher_of<FailureReport>();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_FALSE(failures[0].job_continues) << "its replay would exit again";
+  ASSERT_EQ(all_of<EndJob>().size(), 1u);
+  EXPECT_EQ(all_of<EndJob>()[0].exit_code, 3);
+  EXPECT_TRUE(all_of<Respawn>().empty());
+}
+
 TEST_F(LeaderTransparent, RecoveryRequestsAreRefused) {
   start_transparent();
   exchange();
