@@ -169,6 +169,23 @@ def case_tlog_injected_kill(ctx):
     expect_summary(j, 2)
 
 
+def case_tlog_random_kills_np8(ctx):
+    # Six seeded random kills 150 ms apart (a slot may die again, also while
+    # it replays); every restarted incarnation gets all that was acknowledged.
+    batches = 50
+    j, trace = tlog_run(ctx, 8, [f"batches={batches}", "check=prefix", "gap=20"],
+                        launcher=["--inject", "kill random at=0.2s every=150ms count=6", "--inject-seed", "3"])
+    expect_code(j, 0)
+    expect_output_once(j, 8, batches)
+    restarted = sorted({int(t[0]) for t in trace if t[2] == "fetched"})
+    for r in restarted:
+        expect_nothing_lost(trace, r)
+    kills = len(re.findall(r"^ftmpirun: rank \d+ \(pid \d+ on \S+\) died: killed by signal 9.*; restarting it$",
+                           j.err, re.M))
+    expect(kills == 6, f"{kills} kills, expected 6")
+    expect_summary(j, 6)
+
+
 def case_tlog_host_lost(ctx):
     # Three local "hosts" in a chain (fanout 1): 127.0.0.3's buddy is 127.0.0.2
     # and it is the buddy of 127.0.0.4. Losing it: its ranks move to 127.0.0.4

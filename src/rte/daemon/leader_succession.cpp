@@ -142,6 +142,9 @@ void Leader::restore(const std::vector<proto::Frame>& log) {
           restarted_[s] = false;
           joined_[s] = true;
           cards_[s] = m.card;
+          // Replay reports are not in the log: a successor counts failures
+          // since the slot last joined (never more than its predecessor did).
+          respawns_[s] = 0;
         });
         break;
       case MsgType::kEndJob: ending_ = true; break;
