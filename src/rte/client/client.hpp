@@ -76,8 +76,10 @@ class EventSink {
   // Every PROC_FAILED with event_seq <= r.last_event_seq was delivered before.
   virtual void on_recovery_done(const RecoveryResult& r) = 0;
   // Transparent mode only (other sinks never get these):
-  // slot new_id.slot lives again as new_id (after an on_proc_failed for its
-  // previous incarnation), has booted and is reachable at `card`.
+  // slot new_id.slot lives again as new_id, has booted and is reachable at
+  // `card`. It follows an on_proc_failed for the previous incarnation, except
+  // for a slot that was already restarting when this process got its card
+  // table (there: host -1 and the new id).
   virtual void on_proc_restarted(ProcId new_id, const Card& card) {
     (void)new_id;
     (void)card;
@@ -125,7 +127,7 @@ class Client {
   Err request_recovery(uint64_t known_event_seq);
   // ---- transparent mode (the event logger; spec/wire-control.md) ----
   // Hands an opaque batch (1 .. kMaxDeterminantBatch bytes) to the event
-  // logger; never blocks. Returns its number (1, 2, 3, ... per incarnation),
+  // logger without waiting for its acknowledgement. Returns its number (1, 2, 3, ... per incarnation),
   // acknowledged later through EventSink::on_determinants_acked; 0 if refused
   // (not transparent mode, empty or too large; logged).
   uint64_t log_determinants(const void* bytes, size_t len);
