@@ -5,7 +5,7 @@
 // the batches its predecessors had acknowledged.
 //
 //   rte_tlog [batches=N] [victims=R,R..] [after=K] [times=T] [gap=MS] [trace=FILE]
-//            [check=exact|prefix] [replay_kill=I] [exit=S] [--marker X]
+//            [check=exact|prefix] [replay_kill=I] [exit=S] [fence_kill=1] [linger=MS] [--marker X]
 //
 //   batches  records (one batch each) every slot logs over all its incarnations
 //   victims  slots whose incarnations 0..T-1 SIGKILL themselves once K*(i+1)
@@ -13,6 +13,10 @@
 //   replay_kill  incarnation I of a victim SIGKILLs itself in its replay
 //            (after printing half of the fetched records); it logs nothing, so
 //            the incarnations after it fetch what it fetched
+//   fence_kill  victims log all their records, print their final line and
+//            SIGKILL themselves right after entering the finalize fence
+//            (incarnation 0 only); the next incarnation fetches everything
+//   linger   non-victims serve this many ms before entering the fence
 //   exit     victims exit with status S at their quota instead of SIGKILL
 //   gap      ms between two records (survivors keep running meanwhile)
 //   check    exact (default): a restarted incarnation fetches exactly the
@@ -127,6 +131,8 @@ int main(int argc, char** argv) {
   bool exact = true;
   int replay_kill = 0;
   int exit_status = -1;
+  bool fence_kill = false;
+  int linger_ms = 0;
   std::set<int> victims;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -144,6 +150,8 @@ int main(int argc, char** argv) {
     else if (k == "check") exact = v != "prefix";
     else if (k == "replay_kill") replay_kill = std::atoi(v.c_str());
     else if (k == "exit") exit_status = std::atoi(v.c_str());
+    else if (k == "fence_kill") fence_kill = v == "1";
+    else if (k == "linger") linger_ms = std::atoi(v.c_str());
     else if (k == "victims") {
       std::stringstream ss(v);
       std::string tok;
@@ -183,7 +191,7 @@ int main(int argc, char** argv) {
     std::string got(bytes.begin(), bytes.end());
     // Exactly what the predecessors had acknowledged when they killed
     // themselves: K * inc records (a victim stops logging at its quota).
-    int expected = victim ? after * std::min(logged_before, times) : 0;
+    int expected = victim ? (fence_kill ? batches : after * std::min(logged_before, times)) : 0;
     if (!exact) {
       // Records 1..M, whole and in order: the event logger lost or reordered nothing.
       size_t pos = 0;
@@ -218,7 +226,7 @@ int main(int argc, char** argv) {
                   static_cast<double>(ftmpi::now_ns() - t0) / 1e6);
     trace(line);
   }
-  int quota = victim && logged_before < times ? after * (logged_before + 1) : batches;
+  int quota = victim && !fence_kill && logged_before < times ? after * (logged_before + 1) : batches;
   uint64_t first_batch = 0;  // this incarnation's batch numbers count from 1
   auto serve = [&](int ms) {
     pollfd p{client.fd(), POLLIN, 0};
@@ -242,11 +250,23 @@ int main(int argc, char** argv) {
     if (exit_status >= 0) std::exit(exit_status);
     raise(SIGKILL);
   }
-  client.poll(sink);
-  trace(std::to_string(g_rank) + " " + std::to_string(inc) + " final " + std::to_string(done) + " " +
-        std::to_string(sink.failures) + " " + std::to_string(sink.restarts));
   std::printf("rank %d final records %d\n", g_rank, done);
   std::fflush(stdout);
+  if (victim && fence_kill && inc == 0) {
+    check(ok(client.finalize_begin()), "finalize_begin");
+    trace(std::to_string(g_rank) + " " + std::to_string(inc) + " died " + std::to_string(done));
+    raise(SIGKILL);
+  }
+  if (!victim) {
+    uint64_t until = ftmpi::now_ns() + static_cast<uint64_t>(linger_ms) * 1000000ull;
+    while (ftmpi::now_ns() < until) serve(linger_ms);
+  }
+  // The fence without blocking: a process in MPI_Finalize keeps hearing of
+  // (and, with a logging library, serving) restarted peers.
+  check(ok(client.finalize_begin()), "finalize_begin");
+  while (!client.fence_done()) serve(1000);
   check(ok(client.finalize()), "finalize");
+  trace(std::to_string(g_rank) + " " + std::to_string(inc) + " final " + std::to_string(done) + " " +
+        std::to_string(sink.failures) + " " + std::to_string(sink.restarts));
   return 0;
 }

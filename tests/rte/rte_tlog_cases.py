@@ -134,6 +134,23 @@ def case_tlog_kill_in_replay(ctx):
     expect_summary_counts(j, 2, 1)
 
 
+def case_tlog_kill_in_fence(ctx):
+    # Rank 2 dies inside its finalize fence while the others still compute: it is
+    # restarted (its sender log died with it), fetches all it logged, and the
+    # others, waiting in the fence without blocking, hear of the failure and
+    # the restart before the fence completes.
+    j, trace = tlog_run(ctx, 4, ["batches=8", "victims=2", "fence_kill=1", "linger=400"])
+    expect_code(j, 0)
+    expect_output_once(j, 4, 8)
+    expect(fetched(trace, 2) == {1: 8}, f"rank 2 fetched {fetched(trace, 2)}, expected 8 records")
+    expect_restart_lines(j, 2, 1)
+    finals = {int(t[0]): t for t in trace if t[2] == "final"}
+    expect(sorted(finals) == [0, 1, 2, 3], f"final lines {finals}")
+    for r in (0, 1, 3):
+        expect(finals[r][4:6] == ["1", "1"], f"rank {r} saw failures/restarts {finals[r][4:6]}, expected 1/1")
+    expect_summary(j, 1)
+
+
 def case_tlog_exit_ends_the_job(ctx):
     # A process that exits by itself before MPI_Finalize is not restarted (its
     # replay would exit again): the job ends with its status, as in abort mode.

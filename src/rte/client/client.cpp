@@ -134,6 +134,12 @@ bool Client::queue_notice(const Frame& f) {
     pending_.push_back(Pending{Pending::kRecoveryDone, ProcId{}, 0, 0, std::move(m.result), {}});
     return true;
   }
+  if (f.type == static_cast<uint16_t>(MsgType::kFenceDone)) {
+    // After finalize_begin(): poll() or any wait finds it.
+    if (!fence_entered_) lost_daemon("FENCE_DONE before FENCE");
+    fence_done_ = true;
+    return true;
+  }
   if (f.type == static_cast<uint16_t>(MsgType::kProcRestarted)) {
     proto::ProcRestarted m;
     if (!proto::parse(f, m) || m.card.id.slot >= world_size_) lost_daemon("malformed PROC_RESTARTED");
@@ -386,13 +392,32 @@ void Client::report_replay(ReplayPhase phase, const ReplayStats& stats) {
   send_frame(proto::make_frame(m));
 }
 
-Err Client::finalize() {
-  if (ext_) return ext_->finalize();
-  if (singleton_) return Err::kOk;
-  if (fd_ < 0) return Err::kIntern;
+Err Client::finalize_begin() {
+  if (ext_) {
+    // A PMIx fence blocks (direct launch never runs in transparent mode).
+    fence_entered_ = true;
+    Err e = ext_->finalize();
+    fence_done_ = ok(e);
+    return e;
+  }
+  if (singleton_) {
+    fence_done_ = true;
+    return Err::kOk;
+  }
+  if (fd_ < 0 || fence_entered_) return Err::kIntern;
+  fence_entered_ = true;
   send_frame(proto::make_frame(proto::FenceEnter{}));
+  return Err::kOk;
+}
+
+Err Client::finalize() {
+  if (!fence_entered_)
+    if (Err e = finalize_begin(); !ok(e)) return e;
+  if (fence_done_) return Err::kOk;
+  if (ext_) return Err::kIntern;
   Frame f;
   wait_for(MsgType::kFenceDone, f);
+  fence_done_ = true;
   return Err::kOk;
 }
 

@@ -114,6 +114,13 @@ class Client {
   void poll(EventSink& sink);
   // Collective fence of MPI_Finalize; after it, my exit is a normal one.
   Err finalize();
+  // The same fence without blocking, for a process that must keep serving
+  // its peers while it waits (transparent mode: a restarted peer replaying
+  // may need this process's logged messages): enter it, then poll() (the
+  // control fd becomes readable) until fence_done(). finalize() afterwards
+  // only waits for what is left.
+  Err finalize_begin();
+  bool fence_done() const { return fence_done_; }
   // Ends the whole job with this exit code; the launcher prints msg.
   [[noreturn]] void abort(int code, const std::string& msg);
   // A transport error with this process (the runtime decides if it is dead).
@@ -179,6 +186,8 @@ class Client {
   Modes modes_;
   bool restarted_ = false;
   bool exchanged_ = false;            // exchange_cards() completed
+  bool fence_entered_ = false;        // FENCE sent
+  bool fence_done_ = false;           // FENCE_DONE received
   bool recovery_outstanding_ = false;
   uint32_t epoch_ = 0;                // last epoch installed (BOOT, then each round)
   Card my_card_;                      // what a singleton's rounds report

@@ -277,8 +277,11 @@ void Daemon::from_leader(const proto::Frame& f) {
           if (r.fence_entered && r.running() && r.ctrl) {
             r.fence_done = true;
             r.ctrl->send(proto::FenceDone{});
+          } else if (r.fence_entered && !r.running()) {
+            r.awaiting_respawn = false;  // died in the fence it completed: the leader restarts nothing
           }
         }
+        maybe_done();
       });
       break;
     case MsgType::kEventDown: {
@@ -356,7 +359,9 @@ void Daemon::on_exit(LocalRank& r) {
             describe_exit(r.exit).c_str());
   if (r.end == proto::EndKind::kFailure) {
     // REBUILD: this slot is not done until the leader respawned it or ended the job.
-    r.awaiting_respawn = state_.respawns() && !r.in_fence();
+    // (Transparent mode: also inside MPI_Finalize, unless FENCE_DOWN says
+    // the fence is done, below.)
+    r.awaiting_respawn = state_.respawns() && (!r.in_fence() || state_.transparent());
     if (job_ && job_->trace)
       trace(proto::Trace{proto::Trace::kDetected, r.id, static_cast<int32_t>(r.pid), 0, 0, 0});
   }

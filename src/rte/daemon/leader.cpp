@@ -135,7 +135,11 @@ void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, b
   if (!state_.respawns()) return;
   // Its program had finished; a new process would run it again from the
   // start and wait for peers that are leaving (spec/ft-semantics.md §5).
-  if (in_fence || fenced_[static_cast<size_t>(who.slot)]) {
+  // Transparent mode restarts it while the fence is not done: its sender log
+  // died with it and a peer still replaying may need it (its replay makes it
+  // again). Once the fence is done every program has finished.
+  bool finished = in_fence || fenced_[static_cast<size_t>(who.slot)];
+  if (finished && (!state_.transparent() || fence_done_)) {
     FTMPI_LOG(kInfo, "leader", "rank %d died inside MPI_Finalize; not respawned", who.slot);
     return;
   }

@@ -104,6 +104,24 @@ TEST_F(LeaderTransparent, AProcessThatExitsByItselfEndsTheJob) {
   EXPECT_TRUE(all_of<Respawn>().empty());
 }
 
+TEST_F(LeaderTransparent, ADeathInsideTheFenceRestartsUntilTheFenceIsDone) {
+  start_transparent();
+  exchange();
+  ASSERT_TRUE(send(1, FenceUp{{ProcId{2, 0}}}));
+  fail(1, 2, {ExitInfo::kSignaled, 9}, 0, true);
+  ASSERT_EQ(all_of<Respawn>().size(), 1u) << "its sender log is gone; a replaying peer may need it";
+  EXPECT_TRUE(all_of<FenceDown>().empty());
+  ASSERT_TRUE(send(1, CardsUp{{card(2, 1, 1)}}));
+  ASSERT_TRUE(send(0, FenceUp{{ProcId{0, 0}, ProcId{1, 0}}}));
+  ASSERT_TRUE(send(1, FenceUp{{ProcId{3, 0}}}));
+  EXPECT_TRUE(all_of<FenceDown>().empty()) << "waits for the restarted incarnation's fence";
+  ASSERT_TRUE(send(1, FenceUp{{ProcId{2, 1}}}));
+  ASSERT_EQ(all_of<FenceDown>().size(), 1u);
+  // After the fence every program has finished: a death now restarts nothing.
+  ASSERT_TRUE(send(0, ProcExit{ProcId{0, 0}, 100, ExitInfo{ExitInfo::kSignaled, 9}, EndKind::kFailure, true, true}));
+  EXPECT_EQ(all_of<Respawn>().size(), 1u);
+}
+
 TEST_F(LeaderTransparent, RecoveryRequestsAreRefused) {
   start_transparent();
   exchange();
