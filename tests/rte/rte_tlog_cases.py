@@ -144,6 +144,7 @@ def case_tlog_kill_in_fence(ctx):
     expect_output_once(j, 4, 8)
     expect(fetched(trace, 2) == {1: 8}, f"rank 2 fetched {fetched(trace, 2)}, expected 8 records")
     expect_restart_lines(j, 2, 1)
+    expect("not respawned" not in j.err, "the launcher says the rank was not restarted")
     finals = {int(t[0]): t for t in trace if t[2] == "final"}
     expect(sorted(finals) == [0, 1, 2, 3], f"final lines {finals}")
     for r in (0, 1, 3):

@@ -136,7 +136,8 @@ void Launcher::on_rank_exit(int32_t host, const proto::RankExit& m) {
              .add("in_fence", static_cast<int64_t>(m.in_fence)));
   if (transparent() && m.end != proto::EndKind::kFailure)
     for (uint8_t stream : {uint8_t{1}, uint8_t{2}}) out_.eof(m.who.slot, stream);
-  if (m.end == proto::EndKind::kFailure && m.in_fence && (opts_.modes.comm == CommMode::kRebuild || transparent()))
+  // (Transparent mode restarts such a rank while the fence is not done.)
+  if (m.end == proto::EndKind::kFailure && m.in_fence && opts_.modes.comm == CommMode::kRebuild)
     say("ftmpirun: rank " + std::to_string(m.who.slot) +
         " died inside MPI_Finalize; not respawned (its program had finished)");
   outcome_.on_rank_exit(m);
