@@ -69,7 +69,10 @@ void ft_attach(Runtime& R) {
   R.ft = std::make_unique<ft::Controller>(R.engine, R.client, R.boot.modes, *R.comms.get(MPI_COMM_WORLD));
   R.ft->set_hooks(&g_hooks);
   R.engine.set_listener(R.ft.get());
-  if (R.boot.restarted && !R.boot.singleton) R.ft->adopt_restart(R.client.restart_result());
+  // A restart through a recovery round (REBUILD); a transparent restart joins
+  // the unchanged world (its card table is already installed by the engine).
+  if (R.boot.restarted && !R.boot.singleton && !R.boot.modes.transparent_mode())
+    R.ft->adopt_restart(R.client.restart_result());
   // The agreement must answer peers from the start, also before this
   // process's first atomic collective (an ASK for a call it never enters).
   if (R.boot.modes.coll == rte::CollMode::kAtomic) coll::ft::attach(R.engine);

@@ -56,6 +56,10 @@ Err singleton_boot(BootInfo& out) {
       !mode_from_env("FTMPI_COLL_MODE", out.modes.coll) ||
       !mode_from_env("FTMPI_RECOVERY_MODE", out.modes.recovery))
     return Err::kArg;
+  // A singleton has no runtime to restart it: transparent mode would only
+  // cost. Said once, so the user is not surprised.
+  if (const char* t = std::getenv("FTMPI_TRANSPARENT"); t && *t)
+    FTMPI_LOG(kWarn, "rte", "FTMPI_TRANSPARENT ignored: a process started without ftmpirun cannot be restarted");
   return Err::kOk;
 }
 
@@ -113,13 +117,13 @@ bool Client::queue_notice(const Frame& f) {
   if (f.type == static_cast<uint16_t>(MsgType::kProcFailed)) {
     proto::ProcFailed m;
     if (!proto::parse(f, m)) lost_daemon("malformed PROC_FAILED");
-    pending_.push_back(Pending{Pending::kProcFailed, m.who, m.event_seq, 0, {}});
+    pending_.push_back(Pending{Pending::kProcFailed, m.who, m.event_seq, 0, {}, {}});
     return true;
   }
   if (f.type == static_cast<uint16_t>(MsgType::kJobAbort)) {
     proto::JobAbort m;
     if (!proto::parse(f, m)) lost_daemon("malformed JOB_ABORT");
-    pending_.push_back(Pending{Pending::kJobAbort, ProcId{}, 0, m.exit_code, {}});
+    pending_.push_back(Pending{Pending::kJobAbort, ProcId{}, 0, m.exit_code, {}, {}});
     return true;
   }
   if (f.type == static_cast<uint16_t>(MsgType::kRecoverDone)) {
@@ -127,7 +131,25 @@ bool Client::queue_notice(const Frame& f) {
     if (!proto::parse(f, m) || m.result.cards.size() != static_cast<size_t>(world_size_))
       lost_daemon("malformed RECOVER_DONE");
     if (!recovery_outstanding_) FTMPI_LOG(kWarn, "rte", "RECOVER_DONE without a request");
-    pending_.push_back(Pending{Pending::kRecoveryDone, ProcId{}, 0, 0, std::move(m.result)});
+    pending_.push_back(Pending{Pending::kRecoveryDone, ProcId{}, 0, 0, std::move(m.result), {}});
+    return true;
+  }
+  if (f.type == static_cast<uint16_t>(MsgType::kFenceDone)) {
+    // After finalize_begin(): poll() or any wait finds it.
+    if (!fence_entered_) lost_daemon("FENCE_DONE before FENCE");
+    fence_done_ = true;
+    return true;
+  }
+  if (f.type == static_cast<uint16_t>(MsgType::kProcRestarted)) {
+    proto::ProcRestarted m;
+    if (!proto::parse(f, m) || m.card.id.slot >= world_size_) lost_daemon("malformed PROC_RESTARTED");
+    pending_.push_back(Pending{Pending::kProcRestarted, m.card.id, 0, 0, {}, m.card});
+    return true;
+  }
+  if (f.type == static_cast<uint16_t>(MsgType::kDetAck)) {
+    proto::DetAck m;
+    if (!proto::parse(f, m) || m.batch > det_logged_) lost_daemon("malformed DET_ACK");
+    pending_.push_back(Pending{Pending::kDetAck, ProcId{}, m.batch, 0, {}, {}});
     return true;
   }
   return false;
@@ -245,7 +267,7 @@ Err Client::exchange_cards(const Card& mine, std::vector<Card>& all) {
   if (fd_ < 0 || exchanged_) return Err::kIntern;
   send_frame(proto::make_frame(proto::CardMsg{card}));
   Frame f;
-  if (restarted_) {
+  if (restarted_ && !modes_.transparent_mode()) {
     // A respawned process joins the job through the recovery round that
     // includes it; the daemon answers its CARD with that round's result.
     wait_for(MsgType::kRecoverDone, f);
@@ -283,7 +305,7 @@ Err Client::request_recovery(uint64_t known_event_seq) {
   recovery_outstanding_ = true;
   if (singleton_) {
     // A job of one has nobody to wait for and nothing can have failed.
-    Pending p{Pending::kRecoveryDone, ProcId{}, 0, 0, {}};
+    Pending p{Pending::kRecoveryDone, ProcId{}, 0, 0, {}, {}};
     p.recovery.epoch = epoch_ + 1;
     p.recovery.cards = {my_card_};
     pending_.push_back(std::move(p));
@@ -318,17 +340,84 @@ void Client::poll(EventSink& sink) {
         epoch_ = p.recovery.epoch;
         sink.on_recovery_done(p.recovery);
         break;
+      case Pending::kProcRestarted: sink.on_proc_restarted(p.who, p.card); break;
+      case Pending::kDetAck:
+        // Acks come in batch order; a repeated one (after a buddy change) adds nothing.
+        if (p.seq > det_acked_) {
+          det_acked_ = p.seq;
+          sink.on_determinants_acked(p.seq);
+        }
+        break;
     }
   }
 }
 
-Err Client::finalize() {
-  if (ext_) return ext_->finalize();
-  if (singleton_) return Err::kOk;
-  if (fd_ < 0) return Err::kIntern;
+uint64_t Client::log_determinants(const void* bytes, size_t len) {
+  if (!modes_.transparent_mode() || singleton_ || fd_ < 0) {
+    FTMPI_LOG(kError, "rte", "log_determinants outside transparent mode");
+    return 0;
+  }
+  if (len == 0 || len > kMaxDeterminantBatch) {
+    FTMPI_LOG(kError, "rte", "log_determinants: batch of %zu bytes (must be 1..%u)", len, proto::kMaxDetBatch);
+    return 0;
+  }
+  proto::DetLog m;
+  m.batch = ++det_logged_;
+  m.data.assign(static_cast<const char*>(bytes), len);
+  send_frame(proto::make_frame(m));
+  return m.batch;
+}
+
+Err Client::fetch_determinants(std::vector<uint8_t>& out) {
+  out.clear();
+  if (!modes_.transparent_mode() || singleton_ || fd_ < 0) return Err::kArg;
+  send_frame(proto::make_frame(proto::DetFetch{}));
+  for (;;) {
+    Frame f;
+    wait_for(MsgType::kDetData, f);
+    proto::DetData piece;
+    if (!proto::parse(f, piece)) lost_daemon("malformed DET_DATA");
+    out.insert(out.end(), piece.data.begin(), piece.data.end());
+    if (piece.last) return Err::kOk;
+  }
+}
+
+void Client::report_replay(ReplayPhase phase, const ReplayStats& stats) {
+  if (!modes_.transparent_mode() || singleton_ || fd_ < 0) return;
+  proto::ReplayReport m;
+  m.phase = static_cast<uint8_t>(phase);
+  m.determinants = stats.determinants;
+  m.messages = stats.messages;
+  m.suppressed = stats.suppressed;
+  send_frame(proto::make_frame(m));
+}
+
+Err Client::finalize_begin() {
+  if (ext_) {
+    // A PMIx fence blocks (direct launch never runs in transparent mode).
+    fence_entered_ = true;
+    Err e = ext_->finalize();
+    fence_done_ = ok(e);
+    return e;
+  }
+  if (singleton_) {
+    fence_done_ = true;
+    return Err::kOk;
+  }
+  if (fd_ < 0 || fence_entered_) return Err::kIntern;
+  fence_entered_ = true;
   send_frame(proto::make_frame(proto::FenceEnter{}));
+  return Err::kOk;
+}
+
+Err Client::finalize() {
+  if (!fence_entered_)
+    if (Err e = finalize_begin(); !ok(e)) return e;
+  if (fence_done_) return Err::kOk;
+  if (ext_) return Err::kIntern;
   Frame f;
   wait_for(MsgType::kFenceDone, f);
+  fence_done_ = true;
   return Err::kOk;
 }
 

@@ -2,8 +2,11 @@
 // daemon (an inherited socketpair, FTMPI_CTRL_FD). Through it a rank boots
 // (learns who it is and gets the host's shared-memory segment and doorbells),
 // exchanges contact cards with every other rank, hears about failures, takes
-// part in recovery rounds (spec/ft-semantics.md §5), and fences at MPI_Finalize. The p2p progress engine puts fd() in its epoll set and
-// calls poll() when it is readable, so notices arrive while a rank sleeps.
+// part in recovery rounds (spec/ft-semantics.md §5), and fences at
+// MPI_Finalize. In transparent mode (DESIGN §8) it also hears of restarted
+// processes and talks to the event logger (the daemons). The p2p progress
+// engine puts fd() in its epoll set and calls poll() when it is readable, so
+// notices arrive while a rank sleeps.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -19,6 +22,7 @@
 #include "rte/proto/frame.hpp"
 #include "rte/proto/modes.hpp"
 #include "rte/proto/recovery.hpp"
+#include "rte/proto/wire.hpp"
 
 namespace ftmpi::rte {
 
@@ -42,10 +46,23 @@ struct BootInfo {
   auth::Secret secret{};
   std::string tcp_bind_addr = "127.0.0.1";  // address my TCP transport binds
   uint32_t epoch = 0;                // job epoch at (re)start
-  bool restarted = false;            // respawned process: MPI_Init returns MPI_INIT_RESTARTED_NODE
-  Modes modes;
+  // Respawned process. FT-MPI modes: MPI_Init returns MPI_INIT_RESTARTED_NODE.
+  // Transparent mode: a restart the program must not notice (the library replays).
+  bool restarted = false;
+  Modes modes;                       // modes.transparent: transparent mode
   bool singleton = false;            // started without ftmpirun: a job of one
 };
+
+// What a restarted process reports about its replay (Client::report_replay).
+enum class ReplayPhase : uint8_t { kStart = 1, kCaughtUp = 2 };
+struct ReplayStats {
+  uint64_t determinants = 0;  // kStart: fetched; kCaughtUp: replayed
+  uint64_t messages = 0;      // kCaughtUp: logged messages re-received from peers
+  uint64_t suppressed = 0;    // kCaughtUp: own re-sends dropped as duplicates
+};
+
+// Largest batch log_determinants() takes (split bigger ones).
+inline constexpr size_t kMaxDeterminantBatch = proto::kMaxDetBatch;
 
 // Runtime events delivered by poll(); p2p implements this and forwards upwards.
 class EventSink {
@@ -58,6 +75,19 @@ class EventSink {
   // The recovery round this process asked for is complete (spec §5 step 3).
   // Every PROC_FAILED with event_seq <= r.last_event_seq was delivered before.
   virtual void on_recovery_done(const RecoveryResult& r) = 0;
+  // Transparent mode only (other sinks never get these):
+  // slot new_id.slot lives again as new_id, has booted and is reachable at
+  // `card`. It follows an on_proc_failed for the previous incarnation, except
+  // for a slot that was already restarting when this process got its card
+  // table (there: host -1 and the new id).
+  virtual void on_proc_restarted(ProcId new_id, const Card& card) {
+    (void)new_id;
+    (void)card;
+  }
+  // The event logger holds every batch up to and including `batch` (stored
+  // by the daemon and, with several hosts, replicated on another host).
+  // Delivered in batch order.
+  virtual void on_determinants_acked(uint64_t batch) { (void)batch; }
 };
 
 class Client {
@@ -75,12 +105,22 @@ class Client {
   // Collective over the job: send my card, get everybody's (indexed by slot).
   // A respawned process (BootInfo::restarted) returns when the recovery round
   // that includes it completes: `all` is that round's card table, and
-  // restart_result() holds the round's result.
+  // restart_result() holds the round's result. In transparent mode a
+  // restarted process returns as soon as its card is registered, with the
+  // current table (no collective: the others are running; restart_result()
+  // stays empty, the epoch does not change).
   Err exchange_cards(const Card& mine, std::vector<Card>& all);
   // Drains whatever the daemon sent; never blocks.
   void poll(EventSink& sink);
   // Collective fence of MPI_Finalize; after it, my exit is a normal one.
   Err finalize();
+  // The same fence without blocking, for a process that must keep serving
+  // its peers while it waits (transparent mode: a restarted peer replaying
+  // may need this process's logged messages): enter it, then poll() (the
+  // control fd becomes readable) until fence_done(). finalize() afterwards
+  // only waits for what is left.
+  Err finalize_begin();
+  bool fence_done() const { return fence_done_; }
   // Ends the whole job with this exit code; the launcher prints msg.
   [[noreturn]] void abort(int code, const std::string& msg);
   // A transport error with this process (the runtime decides if it is dead).
@@ -92,6 +132,23 @@ class Client {
   // changes nothing (one answer comes). A singleton completes its round at
   // once (epoch + 1, no failures), delivered by the next poll().
   Err request_recovery(uint64_t known_event_seq);
+  // ---- transparent mode (the event logger; spec/wire-control.md) ----
+  // Hands an opaque batch (1 .. kMaxDeterminantBatch bytes) to the event
+  // logger without waiting for its acknowledgement. Returns its number (1, 2, 3, ... per incarnation),
+  // acknowledged later through EventSink::on_determinants_acked; 0 if refused
+  // (not transparent mode, empty or too large; logged).
+  uint64_t log_determinants(const void* bytes, size_t len);
+  // Highest batch acknowledged so far (as delivered by poll()).
+  uint64_t determinants_acked() const { return det_acked_; }
+  // Blocking: every batch the event logger holds for this slot (from all
+  // earlier incarnations, and this one's), concatenated in logging order.
+  // Used once by a restarted incarnation in MPI_Init. Err::kArg outside
+  // transparent mode.
+  Err fetch_determinants(std::vector<uint8_t>& out);
+  // Replay progress of a restarted incarnation: mpirun prints "rank N caught
+  // up after X ms" and records both phases in --timeline and --summary.
+  void report_replay(ReplayPhase phase, const ReplayStats& stats);
+
   // True between request_recovery() and the delivery of its answer.
   bool recovery_requested() const { return recovery_outstanding_; }
   // For a respawned process: the result of the round that included it
@@ -105,11 +162,12 @@ class Client {
 
  private:
   struct Pending {
-    enum Kind { kProcFailed, kJobAbort, kRecoveryDone } kind;
+    enum Kind { kProcFailed, kJobAbort, kRecoveryDone, kProcRestarted, kDetAck } kind;
     ProcId who;
-    uint64_t seq = 0;
+    uint64_t seq = 0;         // kProcFailed: event; kDetAck: batch
     int exit_code = 0;
     RecoveryResult recovery;  // kRecoveryDone only
+    Card card;                // kProcRestarted only
   };
   void send_frame(const std::vector<uint8_t>& frame);
   // Reads what the socket holds; exits the process if the daemon is gone.
@@ -128,10 +186,14 @@ class Client {
   Modes modes_;
   bool restarted_ = false;
   bool exchanged_ = false;            // exchange_cards() completed
+  bool fence_entered_ = false;        // FENCE sent
+  bool fence_done_ = false;           // FENCE_DONE received
   bool recovery_outstanding_ = false;
   uint32_t epoch_ = 0;                // last epoch installed (BOOT, then each round)
   Card my_card_;                      // what a singleton's rounds report
   RecoveryResult restart_result_;
+  uint64_t det_logged_ = 0;  // last batch number handed out
+  uint64_t det_acked_ = 0;   // last batch acknowledged (delivered)
   proto::FrameReader reader_;
   std::deque<Pending> pending_;
   std::unique_ptr<BootBackend> ext_;  // booted without a daemon: everything goes there

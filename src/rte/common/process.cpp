@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -83,6 +84,11 @@ pid_t spawn(const SpawnRequest& req, std::string& err) {
   close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
   for (int fd : req.inherit) fcntl(fd, F_SETFD, 0);
   if (!req.cwd.empty() && chdir(req.cwd.c_str()) != 0) child_fail(req, prog, "cannot change to the directory of");
+  if (req.no_aslr) {
+    int cur = personality(0xffffffff);
+    if (cur == -1 || personality(static_cast<unsigned long>(cur) | ADDR_NO_RANDOMIZE) == -1)
+      child_fail(req, prog, "cannot turn address randomisation off for");
+  }
   execvpe(argv[0], argv.data(), envp.data());
   child_fail(req, prog, "cannot execute");
 }

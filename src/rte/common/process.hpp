@@ -22,6 +22,9 @@ struct SpawnRequest {
   int parent_death_signal = 0;
   enum class Group { kInherit, kOwnGroup, kOwnSession } group = Group::kInherit;
   std::string who;  // for the exec-failure message, e.g. "ftmpid"
+  // personality(ADDR_NO_RANDOMIZE) before exec: the program's mappings land
+  // at the same addresses in every run (transparent mode, DESIGN §8).
+  bool no_aslr = false;
 };
 
 // Returns the child's pid or -1 (err says why). If exec fails the child

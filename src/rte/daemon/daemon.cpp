@@ -95,7 +95,10 @@ void Daemon::start_job(const proto::JobStart& job) {
   launch.world_size = job.world_size;
   launch.stdin_slot = job.stdin_slot;
   launch.env = job.env;
+  launch.no_aslr = job.modes.transparent_mode();
+  det_complete_.insert(me.slots.begin(), me.slots.end());
   ranks_.spawn_all(launch);
+  check_buddy();
   maybe_done();  // a host with no slots is done at once
 }
 
@@ -209,6 +212,25 @@ void Daemon::on_control(LocalRank& r, const proto::Frame& f) {
       to_leader(proto::make_frame(proto::SuspectUp{r.id, m.who}));
       return;
     }
+    case MsgType::kDetLog: {
+      proto::DetLog m;
+      if (!proto::parse(f, m) || !r.booted || !state_.transparent()) return bad("unexpected");
+      on_det_log(r, m);
+      return;
+    }
+    case MsgType::kDetFetch: {
+      proto::DetFetch m;
+      if (!proto::parse(f, m) || !r.booted || !state_.transparent() || fetch_waiting_.count(r.id.slot))
+        return bad("unexpected");
+      on_det_fetch(r);
+      return;
+    }
+    case MsgType::kReplayReport: {
+      proto::ReplayReport m;
+      if (!proto::parse(f, m) || !r.booted || !state_.transparent()) return bad("unexpected");
+      on_replay_report(r, m);
+      return;
+    }
     default: return bad("sent");
   }
 }
@@ -263,8 +285,11 @@ void Daemon::from_leader(const proto::Frame& f) {
           if (r.fence_entered && r.running() && r.ctrl) {
             r.fence_done = true;
             r.ctrl->send(proto::FenceDone{});
+          } else if (r.fence_entered && !r.running()) {
+            r.awaiting_respawn = false;  // died in the fence it completed: the leader restarts nothing
           }
         }
+        maybe_done();
       });
       break;
     case MsgType::kEventDown: {
@@ -284,6 +309,15 @@ void Daemon::from_leader(const proto::Frame& f) {
       break;
     case MsgType::kEndJob:
       ok = with_parsed<proto::EndJob>(f, [&](auto& m) { terminate(m.exit_code, false); });
+      break;
+    case MsgType::kProcRestartedDown:
+      ok = with_parsed<proto::ProcRestartedDown>(f, [&](auto& m) { on_proc_restarted(m); });
+      break;
+    case MsgType::kDetWant:
+      ok = with_parsed<proto::DetWant>(f, [&](auto& m) { on_det_want(m); });
+      break;
+    case MsgType::kDetHandover:
+      ok = with_parsed<proto::DetHandover>(f, [&](auto& m) { on_det_handover(m); });
       break;
     case MsgType::kCheckProc:
       ok = with_parsed<proto::CheckProc>(f, [&](auto& m) {
@@ -321,6 +355,7 @@ void Daemon::terminate(int32_t exit_code, bool immediate) {
 }
 
 void Daemon::on_exit(LocalRank& r) {
+  fetch_waiting_.erase(r.id.slot);  // a fetch it made dies with it; the next incarnation asks again
   bool never_joined_ok = !r.booted && r.exit.how == proto::ExitInfo::kExited && r.exit.value == 0;
   if (r.fence_done || never_joined_ok)
     r.end = proto::EndKind::kNormal;
@@ -332,7 +367,9 @@ void Daemon::on_exit(LocalRank& r) {
             describe_exit(r.exit).c_str());
   if (r.end == proto::EndKind::kFailure) {
     // REBUILD: this slot is not done until the leader respawned it or ended the job.
-    r.awaiting_respawn = state_.respawns() && !r.in_fence();
+    // (Transparent mode: also inside MPI_Finalize, unless FENCE_DOWN says
+    // the fence is done, below.)
+    r.awaiting_respawn = state_.respawns() && (!r.in_fence() || state_.transparent());
     if (job_ && job_->trace)
       trace(proto::Trace{proto::Trace::kDetected, r.id, static_cast<int32_t>(r.pid), 0, 0, 0});
   }

@@ -20,16 +20,19 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "base/auth.hpp"
 #include "rte/common/connection.hpp"
 #include "rte/common/event_loop.hpp"
+#include "rte/daemon/event_log.hpp"
 #include "rte/daemon/job_state.hpp"
 #include "rte/daemon/leader.hpp"
 #include "rte/daemon/local_ranks.hpp"
 #include "rte/daemon/topology.hpp"
+#include "rte/proto/rank_messages.hpp"
 #include "rte/proto/runtime_messages.hpp"
 #include "rte/proto/tree_messages.hpp"
 
@@ -123,6 +126,35 @@ class Daemon : public RankListener, public LeaderOutput {
   void on_started(LocalRank& r) override;
   void on_stdin_consumed(size_t bytes) override;
 
+  // ---- transparent mode: restarts and the event logger (daemon_event_log.cpp) ----
+  void on_det_log(LocalRank& r, const proto::DetLog& m);
+  void on_det_fetch(LocalRank& r);
+  void on_replay_report(LocalRank& r, const proto::ReplayReport& m);
+  void on_proc_restarted(const proto::ProcRestartedDown& m);
+  // The buddy: the tree parent, or for the root its first child; null if
+  // that link is not up. `host` gets its host.
+  Connection* buddy_link(int32_t& host);
+  // No other live host: batches are acknowledged once stored here.
+  bool alone() const;
+  // After any tree change: a new buddy gets every primary batch again.
+  void check_buddy();
+  // A tree link to `host` closed.
+  void buddy_link_closed(int32_t host);
+  void replicate(Connection* to, int32_t slot, const std::vector<proto::DetBatch>& batches);
+  void on_det_repl(Connection* from, const proto::DetRepl& m);
+  void on_det_repl_ack(int32_t from_host, const proto::DetReplAck& m);
+  // Acknowledges to the local rank of `slot`, if it is `incarnation`, up to `batch`.
+  void ack_local(int32_t slot, uint32_t incarnation, uint64_t batch);
+  // Hand-over of a moved slot's log: ask every daemon (through the leader).
+  void want_determinants(int32_t slot);
+  void on_det_want(const proto::DetWant& m);
+  void on_det_handover(const proto::DetHandover& m);
+  void answer_fetch(int32_t slot);
+  // Leader only: DET_WANT / DET_HANDOVER to every daemon, unlogged.
+  void broadcast_unlogged(const std::vector<uint8_t>& frame);
+  // Frames on a tree link that belong to the event logger; false if not one of those.
+  bool on_event_log_frame(Connection* c, int32_t host, const proto::Frame& f, bool& ok);
+
   EventLoop loop_;  // first member: everything below unregisters from it
   DaemonArgs args_;
   auth::Secret secret_;
@@ -168,6 +200,19 @@ class Daemon : public RankListener, public LeaderOutput {
   bool stop_ = false;
   int exit_status_ = 0;
   bool cards_up_sent_ = false;
+
+  // Transparent mode: the event logger's stores, and hand-overs in progress.
+  EventLog primary_;   // the slots this daemon runs (all their incarnations)
+  EventLog replicas_;  // other daemons' slots, as their buddy
+  std::set<int32_t> det_complete_;  // slots whose whole log is in primary_
+  std::set<int32_t> fetch_waiting_;  // slots whose rank waits for DET_DATA
+  int32_t synced_buddy_ = -1;        // buddy host that has all of primary_ sent to it
+  struct Handover {
+    uint32_t request = 0;
+    std::set<int32_t> answered;  // hosts whose answer to `request` is complete
+  };
+  std::map<int32_t, Handover> handovers_;  // by slot
+  uint32_t next_request_ = 0;
   uint64_t grace_timer_ = 0;
   uint64_t job_timer_ = 0;
 };

@@ -55,6 +55,8 @@ void Daemon::on_respawn(const proto::Respawn& m) {
     FTMPI_LOG(kInfo, "ftmpid", "adopting rank %d (incarnation %u) from a lost host", m.who.slot,
               m.who.incarnation);
     ranks_.adopt(m.who);
+    // Transparent mode: its determinants are on other hosts (the lost one's buddy).
+    if (state_.transparent() && !det_complete_.count(m.who.slot)) want_determinants(m.who.slot);
     return;
   }
   if (!r || !state_.current(m.who) || !state_.alive(m.who.slot)) {

@@ -69,6 +69,12 @@ void Daemon::apply_view(const proto::View& v) {
 void Daemon::send_host_sync() {
   if (params::get_int("FTMPI_FAULT_SILENT_SYNC_HOST", -1) == args_.host) return;
   route_up(proto::Up{args_.host, proto::make_frame(host_sync())}, {});
+  // Transparent mode: the buddy may have changed, and hand-overs wait for
+  // answers from fewer hosts (or lost theirs with a relaying daemon).
+  check_buddy();
+  std::vector<int32_t> waiting;
+  for (const auto& [slot, h] : handovers_) waiting.push_back(slot);
+  for (int32_t slot : waiting) want_determinants(slot);
 }
 
 uint64_t Daemon::takeover_timeout_ms() const {
@@ -77,6 +83,7 @@ uint64_t Daemon::takeover_timeout_ms() const {
 }
 
 void Daemon::close_tree_link_to(int32_t host) {
+  buddy_link_closed(host);
   if (host == parent_host_ && parent_) {
     parent_ready_ = false;
     parent_host_ = -1;
@@ -97,6 +104,7 @@ void Daemon::attach_to_parent() {
   int32_t want = tree.parent(args_.host);
   if (want == parent_host_ && (want < 0 || (parent_ && !parent_->closed()))) return;
   if (parent_) {
+    buddy_link_closed(parent_host_);
     Connection* c = parent_.release();
     parent_host_ = -1;  // its on_close must not count as a lost parent
     c->close("tree changed");
@@ -134,6 +142,7 @@ void Daemon::attach_to_parent() {
 void Daemon::on_parent_closed(const std::string& why) {
   if (parent_host_ < 0) return;  // we closed it on purpose
   int32_t host = parent_host_;
+  buddy_link_closed(host);
   parent_ready_ = false;
   if (parent_) {
     Connection* c = parent_.release();
@@ -170,12 +179,15 @@ void Daemon::on_parent_frame(const proto::Frame& f) {
         std::vector<std::vector<uint8_t>> q;
         q.swap(up_queue_);
         for (const auto& enc : q) parent_->send_frame(enc);
+        check_buddy();
       });
       break;
     case MsgType::kDown:
       ok = parent_ready_ && with_parsed<proto::Down>(f, [&](auto& m) { on_down(m, nullptr); });
       break;
-    default: break;
+    default:
+      if (parent_ready_) on_event_log_frame(parent_.get(), parent_host_, f, ok);
+      break;
   }
   if (!ok && parent_) {
     FTMPI_LOG(kError, "ftmpid", "bad or unexpected %s from the parent daemon; closing", proto::msg_name(f.type));
@@ -199,7 +211,7 @@ void Daemon::on_child_frame(Connection* c, const proto::Frame& f) {
       case MsgType::kDown:  // a log fill from below
         ok = with_parsed<proto::Down>(f, [&](auto& m) { on_down(m, c); });
         break;
-      default: break;
+      default: on_event_log_frame(c, it->second, f, ok); break;
     }
   }
   if (!ok && !c->closed()) {
@@ -228,6 +240,7 @@ void Daemon::on_child_hello(Connection* c, const proto::PeerHello& m) {
   c->set_name("child daemon on host " + std::to_string(m.host));
   c->send(proto::PeerWelcome{log_.size()});
   for (uint64_t b = m.last_bseq + 1; b <= log_.size(); ++b) c->send(log_entry(b));
+  check_buddy();  // the root's buddy is its first child
 }
 
 void Daemon::on_child_closed(Connection* c, const std::string& why) {
@@ -236,6 +249,7 @@ void Daemon::on_child_closed(Connection* c, const std::string& why) {
   if (it != child_host_.end()) {
     int32_t host = it->second;
     child_host_.erase(it);
+    buddy_link_closed(host);
     if (why != "replaced" && why != "host lost") suspect_host(host, why);
   } else {
     // Never a child: a stranger, a failed handshake, or garbage. The job goes on.
@@ -270,6 +284,11 @@ void Daemon::deliver_to_leader(int32_t origin, const std::vector<uint8_t>& frame
     proto::Frame f;
     if (!proto::split_frame(frame, f)) return;
     if (origin < 0 || static_cast<size_t>(origin) >= lost_.size() || lost_[static_cast<size_t>(origin)]) return;
+    // The event logger's hand-over only passes through the leader.
+    if (f.type == static_cast<uint16_t>(MsgType::kDetWant) || f.type == static_cast<uint16_t>(MsgType::kDetHandover)) {
+      broadcast_unlogged(frame);
+      return;
+    }
     bool ok;
     if (f.type == static_cast<uint16_t>(MsgType::kHostSync))
       ok = proto::with_parsed<proto::HostSync>(f, [&](auto& s) { leader_->on_host_sync(origin, s); });

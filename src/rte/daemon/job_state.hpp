@@ -41,7 +41,12 @@ class JobState {
 
   // Rounds happen (and REBUILD respawns) only in these modes (spec §5).
   bool recovers() const { return modes_.comm != CommMode::kAbort && modes_.recovery != RecoveryMode::kIgnore; }
-  bool respawns() const { return recovers() && modes_.comm == CommMode::kRebuild; }
+  // Transparent mode (DESIGN §8): failed slots restart without rounds.
+  bool transparent() const { return modes_.transparent_mode(); }
+  bool respawns() const { return (recovers() && modes_.comm == CommMode::kRebuild) || transparent(); }
+  // A failure does not end the job (survivors are told, or the slot restarts;
+  // in transparent mode only a killed or lost process restarts).
+  bool continues_after_failure() const { return modes_.comm != CommMode::kAbort || transparent(); }
   uint32_t max_respawn() const { return max_respawn_; }
   int32_t count_alive() const;
 

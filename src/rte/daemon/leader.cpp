@@ -44,6 +44,8 @@ bool Leader::on_frame(int32_t from_host, const proto::Frame& f) {
       return with_parsed<proto::SuspectUp>(f, [&](auto& m) { on_suspect(m); });
     case MsgType::kRecoverUp:
       return with_parsed<proto::RecoverUp>(f, [&](auto& m) { on_recover(from_host, m); });
+    case MsgType::kReplayUp:
+      return with_parsed<proto::ReplayUp>(f, [&](auto& m) { on_replay(from_host, m); });
     default:
       FTMPI_LOG(kWarn, "leader", "unexpected %s from host %d", proto::msg_name(f.type), from_host);
       return false;
@@ -61,7 +63,7 @@ void Leader::on_cards(int32_t from_host, const proto::CardsUp& m) {
     if (cards_done_) {
       // After the exchange only respawned processes send cards: they join a round.
       if (restarted_[s] && !joined_[s] && state_.alive(c.id.slot))
-        on_restart_card(c);
+        state_.transparent() ? on_transparent_card(c) : on_restart_card(c);
       else
         FTMPI_LOG(kWarn, "leader", "late card from rank %d ignored", c.id.slot);
       continue;
@@ -107,7 +109,11 @@ void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, b
   f.pid = pid;
   f.exit = exit;
   state_.apply_failure(f);
-  bool continues = state_.modes().comm != CommMode::kAbort;
+  // Transparent mode restarts processes that were killed or lost; one that
+  // exited by itself before MPI_Finalize would do the same again in its
+  // replay: that ends the job as in comm mode abort.
+  bool continues = state_.continues_after_failure() &&
+                   !(state_.transparent() && exit.how == proto::ExitInfo::kExited);
   FTMPI_LOG(kInfo, "leader", "event %llu: rank %d.%u failed (%s)%s", static_cast<unsigned long long>(f.seq),
             who.slot, who.incarnation, describe_exit(exit).c_str(), continues ? "" : "; ending the job");
   out_.to_launcher(proto::make_frame(proto::FailureReport{f, continues, wall_clock_ns()}));
@@ -129,7 +135,11 @@ void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, b
   if (!state_.respawns()) return;
   // Its program had finished; a new process would run it again from the
   // start and wait for peers that are leaving (spec/ft-semantics.md §5).
-  if (in_fence || fenced_[static_cast<size_t>(who.slot)]) {
+  // Transparent mode restarts it while the fence is not done: its sender log
+  // died with it and a peer still replaying may need it (its replay makes it
+  // again). Once the fence is done every program has finished.
+  bool finished = in_fence || fenced_[static_cast<size_t>(who.slot)];
+  if (finished && (!state_.transparent() || fence_done_)) {
     FTMPI_LOG(kInfo, "leader", "rank %d died inside MPI_Finalize; not respawned", who.slot);
     return;
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "rte/daemon/job_state.hpp"
+#include "rte/proto/event_log_messages.hpp"
 #include "rte/proto/frame.hpp"
 #include "rte/proto/runtime_messages.hpp"
 #include "rte/proto/tree_messages.hpp"
@@ -95,6 +96,14 @@ class Leader {
   void on_recover(int32_t from_host, const proto::RecoverUp& m);
   // A respawned incarnation sent its card: it joins the next round.
   void on_restart_card(const Card& c);
+  // ---- transparent mode (leader_transparent.cpp) ----
+  // A restarted incarnation sent its card: it joins at once (no round, same
+  // epoch); every daemon hears PROC_RESTARTED_DOWN with the current table.
+  void on_transparent_card(const Card& c);
+  // A restarted rank's replay report: caught up resets the slot's respawn
+  // count (FTMPI_MAX_RESPAWN counts failures without catching up); passed
+  // to the launcher.
+  void on_replay(int32_t from_host, const proto::ReplayUp& m);
   void begin_round();
   void check_round();
   void complete_round();

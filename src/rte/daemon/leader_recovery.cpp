@@ -138,7 +138,8 @@ void Leader::respawn(int32_t slot) {
   const ProcEntry& p = state_.proc(slot);
   if (respawns_[s] >= state_.max_respawn()) {
     job_failed("rank " + std::to_string(slot) + " failed " + std::to_string(respawns_[s] + 1) +
-               " times without completing a recovery round (FTMPI_MAX_RESPAWN=" +
+               (state_.transparent() ? " times without its replay catching up (FTMPI_MAX_RESPAWN="
+                                     : " times without completing a recovery round (FTMPI_MAX_RESPAWN=") +
                std::to_string(state_.max_respawn()) + "); giving up");
     return;
   }

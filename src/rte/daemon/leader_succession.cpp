@@ -18,6 +18,7 @@
 
 #include "base/log.hpp"
 #include "rte/daemon/leader.hpp"
+#include "rte/proto/event_log_messages.hpp"
 
 namespace ftmpi::rte {
 
@@ -143,6 +144,18 @@ void Leader::restore(const std::vector<proto::Frame>& log) {
           }
         });
         break;
+      case MsgType::kProcRestartedDown:
+        with_parsed<proto::ProcRestartedDown>(f, [&](auto& m) {
+          if (!state_.valid_slot(m.card.id.slot)) return;
+          size_t s = static_cast<size_t>(m.card.id.slot);
+          restarted_[s] = false;
+          joined_[s] = true;
+          cards_[s] = m.card;
+          // Replay reports are not in the log: a successor counts failures
+          // since the slot last joined (never more than its predecessor did).
+          respawns_[s] = 0;
+        });
+        break;
       case MsgType::kEndJob: ending_ = true; break;
       default: break;
     }
@@ -158,7 +171,7 @@ void Leader::apply_sync(int32_t from_host, const proto::HostSync& m) {
       cards_[s] = c;
       state_.proc(c.id.slot).pid = c.pid;
     } else if (restarted_[s] && !joined_[s]) {
-      on_restart_card(c);
+      state_.transparent() ? on_transparent_card(c) : on_restart_card(c);
     }
   }
   for (const ProcId& p : m.fenced)

@@ -181,6 +181,7 @@ void LocalRanks::spawn_one(LocalRank& r, const Launch& launch) {
     req.parent_death_signal = SIGKILL;
     req.group = SpawnRequest::Group::kOwnGroup;
     req.who = "ftmpid";
+    req.no_aslr = launch.no_aslr;
     pid = spawn(req, err);
   }
   for (int* f : {&sv[1], &outp[1], &errp[1], &inp[0]}) fd::close_quietly(*f);

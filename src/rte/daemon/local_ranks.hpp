@@ -46,6 +46,7 @@ struct LocalRank {
   bool joined = true;            // false for a respawn until its first round completes
   bool awaiting_respawn = false;  // REBUILD: failed; the leader decides (respawn or end)
   uint64_t notified_upto = 0;  // highest failure event seq passed to this rank
+  uint64_t det_acked = 0;      // transparent mode: last determinant batch acknowledged to it
   proto::EndKind end = proto::EndKind::kNormal;
   Card card;
   // Process state, maintained by LocalRanks.
@@ -107,6 +108,7 @@ class LocalRanks {
     int32_t world_size = 1;
     int32_t stdin_slot = -1;
     std::vector<std::string> env;  // "NAME=value" set for every rank
+    bool no_aslr = false;          // transparent mode: address randomisation off
   };
   // Forks every rank; a rank that cannot be forked is reported as exited 127.
   void spawn_all(const Launch& launch);

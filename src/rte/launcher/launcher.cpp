@@ -47,6 +47,7 @@ Launcher::Launcher(const LaunchOptions& opts, std::vector<HostPlan> hosts, int n
     daemons_.push_back(std::move(d));
   }
   slots_.resize(static_cast<size_t>(np));
+  outcome_.set_transparent(opts.modes.transparent_mode());
   for (size_t h = 0; h < daemons_.size(); ++h)
     for (int32_t s : daemons_[h].plan.slots) slots_[static_cast<size_t>(s)].host = static_cast<int32_t>(h);
   seed_ = opts_.inject_seed_set ? opts_.inject_seed : [] {
@@ -139,7 +140,7 @@ int Launcher::run() {
   start.add("job", static_cast<int64_t>(getpid())).add("np", np_).add("program", opts_.program);
   start.add("hosts", static_cast<int64_t>(daemons_.size())).add("comm_mode", mode_name(opts_.modes.comm));
   start.add("msg_mode", mode_name(opts_.modes.msg)).add("coll_mode", mode_name(opts_.modes.coll));
-  start.add("recovery_mode", mode_name(opts_.modes.recovery));
+  start.add("recovery_mode", mode_name(opts_.modes.recovery)).add("transparent", mode_name(opts_.modes.transparent));
   if (!opts_.injects.empty()) start.add("inject_seed", seed_);
   record(start, start_wall_ns_);
   start_daemons();
@@ -164,7 +165,9 @@ int Launcher::run() {
              .add("status", outcome_.exit_status())
              .add("failures", outcome_.failures())
              .add("rounds", outcome_.rounds())
-             .add("recovering_ms", static_cast<double>(outcome_.recovering_ns()) / 1e6));
+             .add("recovering_ms", static_cast<double>(outcome_.recovering_ns()) / 1e6)
+             .add("replays", outcome_.replays())
+             .add("replaying_ms", static_cast<double>(outcome_.replaying_ns()) / 1e6));
   contact_.remove();
   return outcome_.exit_status();
 }
@@ -324,7 +327,13 @@ void Launcher::maybe_start_job() {
 }
 
 void Launcher::on_output(const proto::Io& m) {
-  out_.data(m.slot, m.stream, m.data);
+  if (transparent()) {
+    std::string fresh = once_.filter(m.slot, m.stream, m.data);
+    if (fresh.empty()) return;
+    out_.data(m.slot, m.stream, fresh);
+  } else {
+    out_.data(m.slot, m.stream, m.data);
+  }
   if (!opts_.tag_output && !partial_timer_ && out_.has_partial()) {
     partial_timer_ = loop_.after_ms(kPartialLineDelayMs, [this] {
       partial_timer_ = 0;

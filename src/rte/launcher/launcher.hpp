@@ -25,6 +25,7 @@
 #include "rte/launcher/outcome.hpp"
 #include "rte/launcher/output.hpp"
 #include "rte/launcher/timeline.hpp"
+#include "rte/proto/event_log_messages.hpp"
 #include "rte/proto/runtime_messages.hpp"
 #include "rte/proto/tree_messages.hpp"
 
@@ -67,6 +68,8 @@ class Launcher {
     int32_t host = -1;
     int32_t pid = 0;
     bool alive = false;
+    uint64_t failed_wall_ns = 0;        // transparent mode: its last failure
+    uint64_t replay_start_wall_ns = 0;  // ...and when its replay started
   };
 
   void start_daemons();
@@ -81,6 +84,8 @@ class Launcher {
   void on_rank_exit(int32_t host, const proto::RankExit& m);
   void on_failure_report(const proto::FailureReport& m);
   void on_recovery_report(const proto::RecoveryReport& m);
+  void on_replay_note(const proto::ReplayNote& m);
+  bool transparent() const { return opts_.modes.transparent_mode(); }
   void on_trace(int32_t host, const proto::Trace& m);
   void record(const TimelineEvent& e, uint64_t wall_ns = 0);
 
@@ -135,6 +140,7 @@ class Launcher {
   std::vector<std::unique_ptr<Connection>> conns_;
   std::map<Connection*, int32_t> conn_host_;
   OutputRouter out_;
+  OutputOnce once_;  // transparent mode
   JobOutcome outcome_;
   int listen_fd_ = -1;
   uint16_t listen_port_ = 0;

@@ -46,7 +46,11 @@ bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
     case MsgType::kIo:
       return with_parsed<proto::Io>(f, [&](auto& m) { on_output(m); });
     case MsgType::kIoEof:
-      return with_parsed<proto::IoEof>(f, [&](auto& m) { out_.eof(m.slot, m.stream); });
+      // Transparent mode: a dead incarnation's last partial line is continued
+      // by the next one; streams end with the rank (on_rank_exit).
+      return with_parsed<proto::IoEof>(f, [&](auto& m) {
+        if (!transparent()) out_.eof(m.slot, m.stream);
+      });
     case MsgType::kRankStart:
       return with_parsed<proto::RankStart>(f, [&](auto& m) { on_rank_start(host, m); });
     case MsgType::kRankExit:
@@ -81,9 +85,12 @@ bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
       });
     case MsgType::kRespawn:
       return with_parsed<proto::Respawn>(f, [&](auto& m) {
-        say("ftmpirun: respawning rank " + std::to_string(m.who.slot) + " as incarnation " +
-            std::to_string(m.who.incarnation) + " on " + host_name(m.host));
+        say(std::string(transparent() ? "ftmpirun: restarting rank " : "ftmpirun: respawning rank ") +
+            std::to_string(m.who.slot) + " as incarnation " + std::to_string(m.who.incarnation) + " on " +
+            host_name(m.host));
       });
+    case MsgType::kReplayNote:
+      return with_parsed<proto::ReplayNote>(f, [&](auto& m) { on_replay_note(m); });
     case MsgType::kRecoveryReport:
       return with_parsed<proto::RecoveryReport>(f, [&](auto& m) { on_recovery_report(m); });
     case MsgType::kJobFailedReport:
@@ -98,9 +105,12 @@ bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
 void Launcher::on_rank_start(int32_t host, const proto::RankStart& m) {
   if (m.who.slot >= np_) return;
   SlotInfo& s = slots_[static_cast<size_t>(m.who.slot)];
+  uint64_t failed_wall_ns = s.failed_wall_ns;  // the failure this start answers
   s = SlotInfo{m.who, host, m.pid, true};
+  s.failed_wall_ns = failed_wall_ns;
   bool respawn = m.who.incarnation > 0;
-  record(TimelineEvent(respawn ? "respawn" : "rank_start")
+  if (respawn && transparent()) once_.restart(m.who.slot);
+  record(TimelineEvent(respawn ? (transparent() ? "restart" : "respawn") : "rank_start")
              .add("rank", m.who.slot)
              .add("incarnation", m.who.incarnation)
              .add("pid", m.pid)
@@ -124,6 +134,9 @@ void Launcher::on_rank_exit(int32_t host, const proto::RankExit& m) {
              .add("value", m.exit.value)
              .add("end", end_name(m.end))
              .add("in_fence", static_cast<int64_t>(m.in_fence)));
+  if (transparent() && m.end != proto::EndKind::kFailure)
+    for (uint8_t stream : {uint8_t{1}, uint8_t{2}}) out_.eof(m.who.slot, stream);
+  // (Transparent mode restarts such a rank while the fence is not done.)
   if (m.end == proto::EndKind::kFailure && m.in_fence && opts_.modes.comm == CommMode::kRebuild)
     say("ftmpirun: rank " + std::to_string(m.who.slot) +
         " died inside MPI_Finalize; not respawned (its program had finished)");
@@ -136,6 +149,7 @@ void Launcher::on_failure_report(const proto::FailureReport& m) {
   if (f.who.slot < np_) {
     SlotInfo& s = slots_[static_cast<size_t>(f.who.slot)];
     if (s.id == f.who) s.alive = false;
+    s.failed_wall_ns = m.wall_ns;
   }
   record(TimelineEvent("death")
              .add("rank", f.who.slot)
@@ -148,7 +162,7 @@ void Launcher::on_failure_report(const proto::FailureReport& m) {
              .add("epoch", epoch_)
              .add("job_continues", static_cast<int64_t>(m.job_continues)),
          m.wall_ns);
-  if (m.job_continues) say(JobOutcome::failure_line(f, where, true, epoch_));
+  if (m.job_continues) say(JobOutcome::failure_line(f, where, true, epoch_, transparent()));
   outcome_.on_failure(f, where, m.job_continues);
 }
 
@@ -166,6 +180,27 @@ void Launcher::on_recovery_report(const proto::RecoveryReport& m) {
   }
   record(e, m.wall_ns);
   say(JobOutcome::round_line(m, rounds_begun_, np_));
+}
+
+void Launcher::on_replay_note(const proto::ReplayNote& m) {
+  if (m.who.slot < 0 || m.who.slot >= np_) return;
+  SlotInfo& s = slots_[static_cast<size_t>(m.who.slot)];
+  TimelineEvent e(m.phase == 1 ? "replay_start" : "replay_end");
+  e.add("rank", m.who.slot).add("incarnation", m.who.incarnation).add("determinants", m.determinants);
+  if (m.phase == 1) {
+    s.replay_start_wall_ns = m.wall_ns;
+    record(e, m.wall_ns);
+    return;
+  }
+  uint64_t replaying = s.replay_start_wall_ns && m.wall_ns > s.replay_start_wall_ns ? m.wall_ns - s.replay_start_wall_ns : 0;
+  uint64_t since_failure = s.failed_wall_ns && m.wall_ns > s.failed_wall_ns ? m.wall_ns - s.failed_wall_ns : 0;
+  e.add("messages", m.messages)
+      .add("suppressed", m.suppressed)
+      .add("replay_ms", static_cast<double>(replaying) / 1e6)
+      .add("since_failure_ms", static_cast<double>(since_failure) / 1e6);
+  record(e, m.wall_ns);
+  outcome_.on_replay_done(replaying);
+  say(JobOutcome::caught_up_line(m.who, since_failure, m.determinants, m.messages, m.suppressed));
 }
 
 void Launcher::on_trace(int32_t host, const proto::Trace& m) {

@@ -49,10 +49,19 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
     out.error = std::move(msg);
     return out;
   };
+  // The first FT-MPI mode setting seen, for the refusal of transparent mode with it.
+  std::string ft_mode_given;
   for (const ModeOption& m : mode_options()) {
     const char* v = env(m.env);
     if (v && *v && !m.set(v, o.modes))
       return fail(std::string(m.env) + "=" + shown(v, false) + " is not a mode; expected " + m.values);
+    if (v && *v && ft_mode_given.empty()) ft_mode_given = std::string(m.env) + "=" + shown(v, false);
+  }
+  std::string transparent_given;
+  if (const char* v = env("FTMPI_TRANSPARENT"); v && *v) {
+    if (!parse_mode(v, o.modes.transparent))
+      return fail("FTMPI_TRANSPARENT=" + shown(v, false) + " is not a protocol; expected pessimist (or 1)");
+    transparent_given = "FTMPI_TRANSPARENT=" + shown(v, false);
   }
   if (const char* t = env("MPIEXEC_TIMEOUT"); t && *t && !parse_positive(t, o.timeout_s))
     return fail("MPIEXEC_TIMEOUT=" + shown(t, false) + " is not a number of seconds");
@@ -133,6 +142,13 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
         return fail("--heartbeat-timeout-ms needs a positive number");
     } else if (takes(a, {"--timeout"}, v, missing)) {
       if (missing || !parse_positive(v, o.timeout_s)) return fail("--timeout needs a positive number of seconds");
+    } else if (a == "--ft-transparent" || a.rfind("--ft-transparent=", 0) == 0) {
+      // The value is optional (a bare option means the default protocol), so
+      // the next argument is never taken as it.
+      std::string p = a.size() > 16 ? a.substr(17) : "pessimist";
+      if (!parse_mode(p, o.modes.transparent))
+        return fail("--ft-transparent=" + p + " is not a protocol; expected pessimist");
+      transparent_given = shown(a, false);
     } else if (a == "--summary") {
       o.summary = true;
     } else if (takes(a, {"--kill"}, v, missing)) {
@@ -148,12 +164,16 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
         if (missing) return fail(std::string(m.option) + " needs a value: " + m.values);
         if (!m.set(v, o.modes))
           return fail(std::string(m.option) + "=" + shown(v, false) + " is not a mode; expected " + m.values);
+        ft_mode_given = std::string(m.option) + "=" + shown(v, false);
         break;
       }
       if (!matched) return fail("unknown option " + shown(a));
     }
   }
   if (have_hosts && !o.hostfile.empty()) return fail("use either --host or --hostfile, not both");
+  if (o.modes.transparent_mode() && !ft_mode_given.empty())
+    return fail(transparent_given + " and " + ft_mode_given +
+                " exclude each other: transparent mode hides failures, the FT-MPI modes report them");
   if (o.heartbeat_ms > 0 && o.heartbeat_timeout_ms > 0 && o.heartbeat_timeout_ms <= o.heartbeat_ms)
     return fail("--heartbeat-timeout-ms must be larger than --heartbeat-ms");
   if (o.help || o.version || !o.kill_target.empty() || o.list_jobs) {
@@ -184,6 +204,9 @@ const char* usage_text() {
          "  --ft-msg-mode=MODE          reset (default) or cont                   (FTMPI_MSG_MODE)\n"
          "  --ft-coll-mode=MODE         nonatomic (default) or atomic             (FTMPI_COLL_MODE)\n"
          "  --ft-recovery-mode=MODE     manual (default), auto or ignore          (FTMPI_RECOVERY_MODE)\n"
+         "  --ft-transparent[=pessimist] transparent mode: dead processes are restarted and replayed,\n"
+         "                                the program sees no failure (FTMPI_TRANSPARENT=1 or pessimist);\n"
+         "                                not together with the --ft-*-mode options\n"
          "  --inject SPEC               fault injection, repeatable; times count from the end of MPI_Init:\n"
          "                                'kill rank=R [at=T] [every=P count=N]', 'kill random [at=T]\n"
          "                                [every=P] [count=N]', 'kill host=NAME [at=T]' (T, P: 2.5s, 300ms)\n"

@@ -4,7 +4,8 @@
 //   ftmpirun [-np|-n|-c|--np N] [--host h1[:slots],h2 | --hostfile F]
 //            [--tag-output] [--ft-comm-mode=abort|rebuild|blank|shrink]
 //            [--ft-msg-mode=reset|cont] [--ft-coll-mode=atomic|nonatomic]
-//            [--ft-recovery-mode=auto|manual|ignore] [--inject SPEC]...
+//            [--ft-recovery-mode=auto|manual|ignore] [--ft-transparent[=pessimist]]
+//            [--inject SPEC]...
 //            [--inject-seed N] [--timeline FILE] [--summary] [--launch-agent CMD]
 //            [-x VAR[=value]]... [--heartbeat-ms N] [--heartbeat-timeout-ms N]
 //            [--timeout SECONDS] [--] prog [args...]
@@ -12,8 +13,10 @@
 //
 // Options take their value as the next argument or after '='. The modes are
 // also read from FTMPI_COMM_MODE, FTMPI_MSG_MODE, FTMPI_COLL_MODE and
-// FTMPI_RECOVERY_MODE, the time limit from MPIEXEC_TIMEOUT (as MPICH and
-// Open MPI do); an option wins over the variable.
+// FTMPI_RECOVERY_MODE, transparent mode from FTMPI_TRANSPARENT, the time
+// limit from MPIEXEC_TIMEOUT (as MPICH and Open MPI do); an option wins over
+// the variable. Transparent mode together with any FT-MPI mode setting
+// (option or variable) is refused.
 #pragma once
 #include <functional>
 #include <string>

@@ -14,7 +14,7 @@ std::string who(const ProcId& id, int32_t pid, const std::string& host) {
 }  // namespace
 
 std::string JobOutcome::failure_line(const proto::ProcFailure& f, const std::string& host, bool job_continues,
-                                     uint32_t epoch) {
+                                     uint32_t epoch, bool transparent) {
   std::string line = "ftmpirun: " + who(f.who, f.pid, host);
   if (!job_continues) {
     line += " " + describe_exit(f.exit);
@@ -30,7 +30,17 @@ std::string JobOutcome::failure_line(const proto::ProcFailure& f, const std::str
     default: line += "lost with its daemon"; break;
   }
   if (f.who.incarnation > 0) line += " (incarnation " + std::to_string(f.who.incarnation) + ")";
+  if (transparent) return line + "; restarting it";
   return line + " in epoch " + std::to_string(epoch) + "; survivors notified";
+}
+
+std::string JobOutcome::caught_up_line(const ProcId& who, uint64_t since_failure_ns, uint64_t determinants,
+                                       uint64_t messages, uint64_t suppressed) {
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.0f", static_cast<double>(since_failure_ns) / 1e6);
+  return "ftmpirun: rank " + std::to_string(who.slot) + " caught up after " + ms + " ms (incarnation " +
+         std::to_string(who.incarnation) + ": " + std::to_string(determinants) + " determinants and " +
+         std::to_string(messages) + " messages replayed, " + std::to_string(suppressed) + " re-sends suppressed)";
 }
 
 namespace {
@@ -100,8 +110,24 @@ void JobOutcome::on_round_done(uint64_t duration_ns) {
   recovering_ns_ += duration_ns;
 }
 
+void JobOutcome::on_replay_done(uint64_t duration_ns) {
+  ++replays_;
+  replaying_ns_ += duration_ns;
+}
+
 std::string JobOutcome::summary_line(bool always) const {
   char ms[32];
+  if (transparent_) {
+    std::snprintf(ms, sizeof ms, "%.0f", static_cast<double>(replaying_ns_) / 1e6);
+    std::string what = std::to_string(failures_) + (failures_ == 1 ? " failure" : " failures") + " (" +
+                       std::to_string(replays_) + (replays_ == 1 ? " replay" : " replays") + " caught up, " + ms +
+                       " ms replaying)";
+    int status = exit_status();
+    if (status == 0 && failures_ > 0) return "ftmpirun: job survived " + what;
+    if (!always) return "";
+    if (status == 0) return "ftmpirun: job ended normally after " + what;
+    return "ftmpirun: job ended with status " + std::to_string(status) + " after " + what;
+  }
   std::snprintf(ms, sizeof ms, "%.0f", static_cast<double>(recovering_ns_) / 1e6);
   std::string what = std::to_string(failures_) + (failures_ == 1 ? " failure" : " failures") + " in " +
                      std::to_string(rounds_) + (rounds_ == 1 ? " recovery round" : " recovery rounds") + " (" +

@@ -24,8 +24,12 @@ class JobOutcome {
   // The reason lines, e.g.
   //   ftmpirun: rank 3 (pid 4242 on host0) was killed by signal 9 (SIGKILL)
   //   ftmpirun: rank 3 (pid 4242 on host0) died: killed by signal 9; survivors notified
+  // Transparent mode (`transparent`): "...; restarting it" instead.
   static std::string failure_line(const proto::ProcFailure& f, const std::string& host, bool job_continues,
-                                  uint32_t epoch = 0);
+                                  uint32_t epoch = 0, bool transparent = false);
+  //   ftmpirun: rank 3 caught up after 812 ms (incarnation 1: 40 determinants and 12 messages replayed, 5 re-sends suppressed)
+  static std::string caught_up_line(const ProcId& who, uint64_t since_failure_ns, uint64_t determinants,
+                                    uint64_t messages, uint64_t suppressed);
   //   ftmpirun: recovery round 1 done in 12.3 ms: epoch 1, 4 of 4 ranks alive; failed: 3.0; respawned: 3.1
   static std::string round_line(const proto::RecoveryReport& r, int round, int32_t world_size);
   static std::string abort_line(const proto::AbortReport& a, const std::string& host);
@@ -41,11 +45,18 @@ class JobOutcome {
   void on_job_failed(const proto::JobFailedReport& r);
   void on_rank_exit(const proto::RankExit& e);
   void on_round_done(uint64_t duration_ns);
+  // Transparent mode: the summary speaks of replays, not rounds.
+  void set_transparent(bool t) { transparent_ = t; }
+  // A restarted rank's replay caught up after `duration_ns` of replaying.
+  void on_replay_done(uint64_t duration_ns);
 
   int failures() const { return failures_; }
   int rounds() const { return rounds_; }
   uint64_t recovering_ns() const { return recovering_ns_; }
-  // "ftmpirun: job survived 2 failures in 1 recovery rounds (15 ms recovering)"
+  int replays() const { return replays_; }
+  uint64_t replaying_ns() const { return replaying_ns_; }
+  // "ftmpirun: job survived 2 failures in 1 recovery rounds (15 ms recovering)";
+  // transparent mode: "ftmpirun: job survived 2 failures (2 replays caught up, 830 ms replaying)"
   // for a job that ended well after failures; with `always`, also a line for
   // any other job. Empty when there is nothing to say.
   std::string summary_line(bool always) const;
@@ -63,6 +74,9 @@ class JobOutcome {
   int failures_ = 0;
   int rounds_ = 0;
   uint64_t recovering_ns_ = 0;
+  bool transparent_ = false;
+  int replays_ = 0;
+  uint64_t replaying_ns_ = 0;
   bool any_normal_ = false;
   int32_t first_bad_slot_ = -1;
   int first_bad_status_ = 0;

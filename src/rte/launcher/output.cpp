@@ -55,4 +55,18 @@ bool OutputRouter::has_partial() const {
   return false;
 }
 
+void OutputOnce::restart(int32_t slot) {
+  for (uint8_t stream : {uint8_t{1}, uint8_t{2}}) counts_[{slot, stream}].seen = 0;
+}
+
+std::string OutputOnce::filter(int32_t slot, uint8_t stream, const std::string& bytes) {
+  Count& c = counts_[{slot, stream}];
+  uint64_t start = c.seen;
+  c.seen += bytes.size();
+  if (c.seen <= c.printed) return {};
+  size_t skip = start < c.printed ? static_cast<size_t>(c.printed - start) : 0;
+  c.printed = c.seen;
+  return bytes.substr(skip);
+}
+
 }  // namespace ftmpi::rte

@@ -33,4 +33,25 @@ class OutputRouter {
   std::map<std::pair<int32_t, uint8_t>, std::string> partial_;
 };
 
+// Transparent mode: every byte a slot writes is printed once, whichever
+// incarnation writes it. A restarted incarnation replays the program from its
+// start and writes the same bytes again (piecewise determinism); what an
+// earlier incarnation's output already delivered here is dropped. Counted in
+// the launcher, where output is printed, so that nothing is lost or doubled
+// when a whole host (and its daemon) is lost.
+class OutputOnce {
+ public:
+  // Slot `slot`'s next incarnation starts writing from its first byte again.
+  void restart(int32_t slot);
+  // The part of `bytes` (stream 1 or 2 of `slot`) not printed yet.
+  std::string filter(int32_t slot, uint8_t stream, const std::string& bytes);
+
+ private:
+  struct Count {
+    uint64_t printed = 0;  // by every incarnation so far
+    uint64_t seen = 0;     // written by the current incarnation
+  };
+  std::map<std::pair<int32_t, uint8_t>, Count> counts_;
+};
+
 }  // namespace ftmpi::rte

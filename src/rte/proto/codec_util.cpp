@@ -41,6 +41,20 @@ bool get_count(Decoder& d, size_t min_elem, uint32_t& n) {
   return true;
 }
 
+void put_modes(Encoder& e, const Modes& m) {
+  e.u8(static_cast<uint8_t>(m.comm));
+  e.u8(static_cast<uint8_t>(m.msg));
+  e.u8(static_cast<uint8_t>(m.coll));
+  e.u8(static_cast<uint8_t>(m.recovery));
+  e.u8(static_cast<uint8_t>(m.transparent));
+}
+
+bool get_modes(Decoder& d, Modes& m) {
+  uint8_t raw[kModesWireSize];
+  for (uint8_t& b : raw) b = d.u8();
+  return d.ok() && modes_from_wire(raw, m);
+}
+
 void put_cards(Encoder& e, const std::vector<Card>& v) {
   e.u32(static_cast<uint32_t>(v.size()));
   for (const Card& c : v) put_card(e, c);

@@ -7,6 +7,7 @@
 #include "base/codec.hpp"
 #include "base/proc_id.hpp"
 #include "rte/proto/card.hpp"
+#include "rte/proto/modes.hpp"
 #include "rte/proto/recovery.hpp"
 
 namespace ftmpi::rte::proto {
@@ -17,6 +18,10 @@ void put_proc(Encoder& e, const ProcId& p);
 ProcId get_proc(Decoder& d);
 void put_card(Encoder& e, const Card& c);
 Card get_card(Decoder& d);
+
+// Modes: u8 comm, msg, coll, recovery, transparent (range-checked).
+void put_modes(Encoder& e, const Modes& m);
+bool get_modes(Decoder& d, Modes& m);
 
 void put_cards(Encoder& e, const std::vector<Card>& v);
 bool get_cards(Decoder& d, std::vector<Card>& v);

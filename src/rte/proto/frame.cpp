@@ -64,12 +64,18 @@ const char* msg_name(uint16_t type) {
     case MsgType::kAbortRequest: return "ABORT";
     case MsgType::kSuspect: return "SUSPECT";
     case MsgType::kRecoverReq: return "RECOVER_REQ";
+    case MsgType::kDetLog: return "DET_LOG";
+    case MsgType::kDetFetch: return "DET_FETCH";
+    case MsgType::kReplayReport: return "REPLAY_REPORT";
     case MsgType::kBoot: return "BOOT";
     case MsgType::kCardTable: return "CARD_TABLE";
     case MsgType::kFenceDone: return "FENCE_DONE";
     case MsgType::kProcFailed: return "PROC_FAILED";
     case MsgType::kJobAbort: return "JOB_ABORT";
     case MsgType::kRecoverDone: return "RECOVER_DONE";
+    case MsgType::kDetAck: return "DET_ACK";
+    case MsgType::kDetData: return "DET_DATA";
+    case MsgType::kProcRestarted: return "PROC_RESTARTED";
     case MsgType::kDaemonHello: return "DAEMON_HELLO";
     case MsgType::kIo: return "IO";
     case MsgType::kIoEof: return "IO_EOF";
@@ -111,6 +117,13 @@ const char* msg_name(uint16_t type) {
     case MsgType::kEndJob: return "END_JOB";
     case MsgType::kCheckProc: return "CHECK_PROC";
     case MsgType::kRespawn: return "RESPAWN";
+    case MsgType::kReplayNote: return "REPLAY_NOTE";
+    case MsgType::kDetRepl: return "DET_REPL";
+    case MsgType::kDetReplAck: return "DET_REPL_ACK";
+    case MsgType::kDetWant: return "DET_WANT";
+    case MsgType::kDetHandover: return "DET_HANDOVER";
+    case MsgType::kReplayUp: return "REPLAY_UP";
+    case MsgType::kProcRestartedDown: return "PROC_RESTARTED_DOWN";
     case MsgType::kRecoverDoneDown: return "RECOVER_DONE_DOWN";
   }
   return "UNKNOWN";

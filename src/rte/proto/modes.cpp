@@ -38,6 +38,9 @@ bool lookup_value(const NameTable<E, N>& t, std::string_view s, E& out) {
   return false;
 }
 
+constexpr NameTable<Transparent, 2> kTransparent{
+    {{Transparent::kNone, "none"}, {Transparent::kPessimist, "pessimist"}}};
+
 }  // namespace
 
 const char* mode_name(CommMode m) { return lookup_name(kComm, m); }
@@ -48,13 +51,22 @@ bool parse_mode(std::string_view s, CommMode& out) { return lookup_value(kComm, 
 bool parse_mode(std::string_view s, MsgMode& out) { return lookup_value(kMsg, s, out); }
 bool parse_mode(std::string_view s, CollMode& out) { return lookup_value(kColl, s, out); }
 bool parse_mode(std::string_view s, RecoveryMode& out) { return lookup_value(kRecovery, s, out); }
+const char* mode_name(Transparent m) { return lookup_name(kTransparent, m); }
+bool parse_mode(std::string_view s, Transparent& out) {
+  if (s == "1") {
+    out = Transparent::kPessimist;
+    return true;
+  }
+  return s != "none" && lookup_value(kTransparent, s, out);
+}
 
-bool modes_from_wire(const uint8_t raw[4], Modes& out) {
-  if (raw[0] > 3 || raw[1] > 1 || raw[2] > 1 || raw[3] > 2) return false;
+bool modes_from_wire(const uint8_t raw[kModesWireSize], Modes& out) {
+  if (raw[0] > 3 || raw[1] > 1 || raw[2] > 1 || raw[3] > 2 || raw[4] > 1) return false;
   out.comm = static_cast<CommMode>(raw[0]);
   out.msg = static_cast<MsgMode>(raw[1]);
   out.coll = static_cast<CollMode>(raw[2]);
   out.recovery = static_cast<RecoveryMode>(raw[3]);
+  out.transparent = static_cast<Transparent>(raw[4]);
   return true;
 }
 

@@ -45,10 +45,7 @@ void Boot::encode(Encoder& e) const {
   e.str(tcp_bind_addr);
   e.u32(epoch);
   e.u8(restarted ? 1 : 0);
-  e.u8(static_cast<uint8_t>(modes.comm));
-  e.u8(static_cast<uint8_t>(modes.msg));
-  e.u8(static_cast<uint8_t>(modes.coll));
-  e.u8(static_cast<uint8_t>(modes.recovery));
+  put_modes(e, modes);
 }
 
 bool Boot::decode(Decoder& d) {
@@ -66,12 +63,46 @@ bool Boot::decode(Decoder& d) {
   tcp_bind_addr = d.str(kMaxName);
   epoch = d.u32();
   uint8_t r = d.u8();
-  uint8_t raw_modes[4] = {d.u8(), d.u8(), d.u8(), d.u8()};
-  if (!d.ok() || r > 1 || !modes_from_wire(raw_modes, modes)) return false;
+  if (!get_modes(d, modes) || r > 1) return false;
   restarted = r == 1;
   return world_size >= 1 && self.slot >= 0 && self.slot < world_size && local_index >= 0 &&
          static_cast<size_t>(local_index) < local_slots.size() &&
          doorbell_fds.size() == local_slots.size() && local_slots[local_index] == self.slot;
+}
+
+void DetLog::encode(Encoder& e) const {
+  e.u64(batch);
+  e.str(data);
+}
+bool DetLog::decode(Decoder& d) {
+  batch = d.u64();
+  data = d.str(kMaxDetBatch);
+  return d.ok() && batch > 0 && !data.empty();
+}
+
+void ReplayReport::encode(Encoder& e) const {
+  e.u8(phase);
+  e.u64(determinants);
+  e.u64(messages);
+  e.u64(suppressed);
+}
+bool ReplayReport::decode(Decoder& d) {
+  phase = d.u8();
+  determinants = d.u64();
+  messages = d.u64();
+  suppressed = d.u64();
+  return d.ok() && (phase == kStart || phase == kCaughtUp);
+}
+
+void DetData::encode(Encoder& e) const {
+  e.u8(last ? 1 : 0);
+  e.str(data);
+}
+bool DetData::decode(Decoder& d) {
+  uint8_t l = d.u8();
+  data = d.str(kMaxDetBatch);
+  last = l == 1;
+  return d.ok() && l <= 1;
 }
 
 void ProcFailed::encode(Encoder& e) const {

@@ -3,6 +3,10 @@
 // respawned process: CARD -> RECOVER_DONE), then any number of RECOVER_REQ ->
 // RECOVER_DONE, FENCE -> FENCE_DONE; PROC_FAILED and JOB_ABORT may arrive at
 // any time after BOOT; ABORT and SUSPECT may be sent at any time after BOOT.
+// Transparent mode: a restarted process's CARD is answered by CARD_TABLE at
+// once; DET_LOG (answered by DET_ACK in order), DET_FETCH (answered by
+// DET_DATA chunks) and REPLAY_REPORT may be sent after BOOT; PROC_RESTARTED
+// arrives after the card exchange.
 #pragma once
 #include <string>
 #include <vector>
@@ -57,6 +61,32 @@ struct RecoverReq {
   friend bool operator==(const RecoverReq&, const RecoverReq&) = default;
 };
 
+// A batch of determinants for the event logger (opaque to the runtime).
+// `batch` numbers the incarnation's batches 1, 2, 3, ...
+struct DetLog {
+  static constexpr MsgType kType = MsgType::kDetLog;
+  uint64_t batch = 0;
+  std::string data;  // 1 .. kMaxDetBatch bytes
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const DetLog&, const DetLog&) = default;
+};
+
+using DetFetch = EmptyMsg<MsgType::kDetFetch>;
+
+// Where a restarted process's replay is (for mpirun's line, the timeline and --summary).
+struct ReplayReport {
+  static constexpr MsgType kType = MsgType::kReplayReport;
+  enum Phase : uint8_t { kStart = 1, kCaughtUp = 2 };
+  uint8_t phase = kStart;
+  uint64_t determinants = 0;  // start: fetched; caught up: replayed
+  uint64_t messages = 0;      // start: 0; caught up: logged messages re-received
+  uint64_t suppressed = 0;    // start: 0; caught up: own re-sends dropped as duplicates
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const ReplayReport&, const ReplayReport&) = default;
+};
+
 // Everything a rank learns at start-up. The fd numbers are valid in the rank
 // because it inherited them from the daemon at the same numbers.
 struct Boot {
@@ -99,5 +129,41 @@ using JobAbort = ExitCodeMsg<MsgType::kJobAbort>;
 
 // The round this process asked for (or, respawned, joined with its CARD) is complete.
 using RecoverDone = RecoveryMsg<MsgType::kRecoverDone>;
+
+// Every batch up to and including `batch` is stored (and, with several
+// hosts, replicated on another host).
+struct DetAck {
+  static constexpr MsgType kType = MsgType::kDetAck;
+  uint64_t batch = 0;
+  void encode(Encoder& e) const { e.u64(batch); }
+  bool decode(Decoder& d) {
+    batch = d.u64();
+    return d.ok() && batch > 0;
+  }
+  friend bool operator==(const DetAck&, const DetAck&) = default;
+};
+
+// One piece of the answer to DET_FETCH: the slot's batches concatenated in
+// order, cut at most every kMaxDetBatch bytes; `last` ends the answer.
+struct DetData {
+  static constexpr MsgType kType = MsgType::kDetData;
+  bool last = true;
+  std::string data;
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const DetData&, const DetData&) = default;
+};
+
+// Transparent mode: slot card.id.slot lives again as card.id, reachable at `card`.
+struct ProcRestarted {
+  static constexpr MsgType kType = MsgType::kProcRestarted;
+  Card card;
+  void encode(Encoder& e) const { put_card(e, card); }
+  bool decode(Decoder& d) {
+    card = get_card(d);
+    return d.ok() && card.id.valid() && card.host >= 0;
+  }
+  friend bool operator==(const ProcRestarted&, const ProcRestarted&) = default;
+};
 
 }  // namespace ftmpi::rte::proto

@@ -142,10 +142,7 @@ bool AbortReport::decode(Decoder& d) {
 
 void JobStart::encode(Encoder& e) const {
   e.i32(world_size);
-  e.u8(static_cast<uint8_t>(modes.comm));
-  e.u8(static_cast<uint8_t>(modes.msg));
-  e.u8(static_cast<uint8_t>(modes.coll));
-  e.u8(static_cast<uint8_t>(modes.recovery));
+  put_modes(e, modes);
   e.i32(leader);
   e.u32(static_cast<uint32_t>(hosts.size()));
   for (const HostEntry& h : hosts) {
@@ -171,8 +168,7 @@ void JobStart::encode(Encoder& e) const {
 
 bool JobStart::decode(Decoder& d) {
   world_size = d.i32();
-  uint8_t raw_modes[4] = {d.u8(), d.u8(), d.u8(), d.u8()};
-  if (!d.ok() || !modes_from_wire(raw_modes, modes)) return false;
+  if (!get_modes(d, modes)) return false;
   leader = d.i32();
   uint32_t n;
   if (!get_count(d, 14, n)) return false;  // 14 bytes: smallest encoded host entry

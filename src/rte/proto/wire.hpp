@@ -17,15 +17,20 @@
 //      leader's broadcast log, PEER_WELCOME), views and leader succession
 //      (VIEW, HOST_SUSPECT, HOST_SYNC), DAEMON_HELLO.addr, JOB_START's
 //      heartbeat, tree and environment fields.
+//   4  PROC_EXIT/RANK_EXIT.in_fence.
+//   5  transparent mode: Modes.transparent, restart without a round
+//      (PROC_RESTARTED), the event logger (DET_LOG/DET_ACK/DET_FETCH/DET_DATA
+//      and the daemons' replication), replay reports.
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 4;
+inline constexpr uint16_t kProtocolVersion = 5;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece
+inline constexpr uint32_t kMaxDetBatch = 1u << 20;      // largest determinant batch (DET_LOG, DET_DATA piece)
 
 enum class MsgType : uint16_t {
   // any runtime link between two runtime processes (daemon/launcher TCP)
@@ -37,6 +42,9 @@ enum class MsgType : uint16_t {
   kAbortRequest = 0x0104,
   kSuspect = 0x0105,
   kRecoverReq = 0x0106,
+  kDetLog = 0x0107,        // transparent mode: a determinant batch for the event logger
+  kDetFetch = 0x0108,      // transparent mode: every stored batch of my slot, please
+  kReplayReport = 0x0109,  // transparent mode: replay started / caught up
   // daemon -> rank
   kBoot = 0x0181,
   kCardTable = 0x0182,
@@ -44,6 +52,9 @@ enum class MsgType : uint16_t {
   kProcFailed = 0x0184,
   kJobAbort = 0x0185,
   kRecoverDone = 0x0186,
+  kDetAck = 0x0187,         // batches up to this one are stored (and replicated)
+  kDetData = 0x0188,        // answer to DET_FETCH, in chunks
+  kProcRestarted = 0x0189,  // transparent mode: a slot's next incarnation has booted
   // daemon -> launcher (TCP); the last two only from the leader daemon
   kDaemonHello = 0x0201,
   kIo = 0x0202,
@@ -60,6 +71,7 @@ enum class MsgType : uint16_t {
   kRecoveryReport = 0x0213,
   kJobFailedReport = 0x0214,
   kHostSuspect = 0x0215,
+  kReplayNote = 0x0216,  // leader only: a restarted rank's replay started / caught up
   // launcher -> daemon
   kJobStart = 0x0281,
   kStdin = 0x0282,
@@ -81,6 +93,12 @@ enum class MsgType : uint16_t {
   kRecoverUp = 0x0307,
   kUp = 0x0308,        // child -> parent: a frame for the leader, relayed
   kHostSync = 0x0309,  // (inside UP) a daemon's local facts for the leader
+  // transparent mode (rte/proto/event_log_messages.hpp)
+  kDetRepl = 0x030a,     // buddy link: replicate determinant batches
+  kDetReplAck = 0x030b,  // buddy link: ...stored
+  kDetWant = 0x030c,     // up to the leader, down to all: a moved slot's determinants, please
+  kDetHandover = 0x030d, // up to the leader, down to all: ...here is what I hold
+  kReplayUp = 0x030e,    // (inside UP) a restarted rank's replay report
   // leader daemon -> every daemon
   kCardTableDown = 0x0381,
   kFenceDown = 0x0382,
@@ -91,6 +109,7 @@ enum class MsgType : uint16_t {
   kRecoverDoneDown = 0x0387,
   kDown = 0x0388,         // parent -> child: a leader broadcast (child -> parent: log fill)
   kPeerWelcome = 0x0389,  // parent -> child: answer to PEER_HELLO
+  kProcRestartedDown = 0x038a,  // transparent mode: a slot's next incarnation joined
 };
 
 const char* msg_name(uint16_t type);

@@ -41,11 +41,13 @@ struct LeaderFixture : ::testing::Test {
   std::unique_ptr<Leader> leader;
 
   // Two hosts: slots 0,1 on host 0 and 2,3 on host 1.
-  void start(CommMode mode, RecoveryMode recovery = RecoveryMode::kManual, uint32_t max_respawn = 10) {
+  void start(CommMode mode, RecoveryMode recovery = RecoveryMode::kManual, uint32_t max_respawn = 10,
+             Transparent transparent = Transparent::kNone) {
     proto::JobStart job;
     job.world_size = 4;
     job.modes.comm = mode;
     job.modes.recovery = recovery;
+    job.modes.transparent = transparent;
     job.max_respawn = max_respawn;
     job.hosts = {proto::HostEntry{"a", "127.0.0.2", 1, {0, 1}}, proto::HostEntry{"b", "127.0.0.3", 2, {2, 3}}};
     job.program = "p";

@@ -23,6 +23,12 @@ using proto::Frame;
 
 struct Recorder : EventSink {
   std::vector<std::pair<ProcId, uint64_t>> failed;
+  std::vector<Card> restarted;
+  std::vector<uint64_t> acked;
+  void on_proc_restarted(ProcId id, const Card& c) override {
+    if (id == c.id) restarted.push_back(c);
+  }
+  void on_determinants_acked(uint64_t batch) override { acked.push_back(batch); }
   int aborted = -1;
   void on_proc_failed(ProcId who, uint64_t seq) override { failed.emplace_back(who, seq); }
   void on_job_abort(int code) override { aborted = code; }
@@ -440,6 +446,66 @@ TEST(RteClient, SingletonRoundCompletesAtOnce) {
   c.poll(r);
   ASSERT_EQ(r.rounds.size(), 2u);
   EXPECT_EQ(r.rounds[1].epoch, 2u);
+}
+
+TEST(RteClient, TransparentRestartLogFetchAndFence) {
+  RankProcess rp([] {
+    Client c;
+    BootInfo b;
+    if (c.init(b) != Err::kOk || !b.restarted || !b.modes.transparent_mode()) return 10;
+    std::vector<Card> all;
+    // A restarted process in transparent mode: CARD_TABLE answers its card.
+    if (c.exchange_cards(Card{}, all) != Err::kOk || all.size() != 3 || all[1].id != (ProcId{1, 2})) return 11;
+    if (!c.restart_result().cards.empty()) return 12;
+    std::vector<uint8_t> got;
+    if (c.fetch_determinants(got) != Err::kOk) return 13;
+    if (got.size() != 60003 || got.front() != 'y' || got.back() != 'z') return 14;
+    std::vector<uint8_t> big(proto::kMaxDetBatch + 1, 'b');
+    if (c.log_determinants("", 0) != 0 || c.log_determinants(big.data(), big.size()) != 0) return 15;
+    if (c.log_determinants("ab", 2) != 1 || c.log_determinants("c", 1) != 2) return 16;
+    c.report_replay(ReplayPhase::kCaughtUp, ReplayStats{5, 6, 7});
+    Recorder r;
+    poll_until(c, r, [&] { return r.acked.size() == 2 && r.restarted.size() == 1; });
+    if (r.acked != std::vector<uint64_t>{1, 2} || c.determinants_acked() != 2) return 17;
+    if (r.restarted.size() != 1 || r.restarted[0].id != (ProcId{2, 1})) return 18;
+    if (c.finalize_begin() != Err::kOk || c.fence_done()) return 19;
+    poll_until(c, r, [&] { return c.fence_done(); });
+    if (!c.fence_done() || c.finalize() != Err::kOk) return 20;
+    return 0;
+  });
+  EXPECT_MSG(rp, RankHello);
+  proto::Boot b = rp.boot();
+  b.self = ProcId{1, 2};
+  b.restarted = true;
+  b.modes = Modes{};
+  b.modes.transparent = Transparent::kPessimist;
+  rp.send(b);
+  EXPECT_MSG(rp, CardMsg);
+  proto::CardTable t = table_of(3, 2);
+  t.cards[1].id = ProcId{1, 2};
+  rp.send(t);
+  EXPECT_MSG(rp, DetFetch);
+  // (Pieces the socketpair takes at once: the scripted daemon does not retry a partial write.)
+  rp.send(proto::DetData{false, std::string(60000, 'y')});
+  rp.send(proto::DetData{true, "xyz"});
+  auto l1 = EXPECT_MSG(rp, DetLog);
+  auto l2 = EXPECT_MSG(rp, DetLog);
+  EXPECT_EQ(l1.batch, 1u);
+  EXPECT_EQ(l1.data, "ab");
+  EXPECT_EQ(l2.batch, 2u);
+  auto rep = EXPECT_MSG(rp, ReplayReport);
+  EXPECT_EQ(rep.phase, proto::ReplayReport::kCaughtUp);
+  EXPECT_EQ(rep.suppressed, 7u);
+  rp.send(proto::DetAck{1});
+  rp.send(proto::DetAck{2});
+  Card c2;
+  c2.id = ProcId{2, 1};
+  c2.host = 0;
+  c2.pid = 5;
+  rp.send(proto::ProcRestarted{c2});
+  EXPECT_MSG(rp, FenceEnter);
+  rp.send(proto::FenceDone{});
+  EXPECT_EQ(rp.wait_status(), 0);
 }
 
 }  // namespace

@@ -220,5 +220,27 @@ TEST(RteOutcome, RoundAndSummaryLines) {
             "ftmpirun: job ended with status 1 after 1 failure in 0 recovery rounds (0 ms recovering)");
 }
 
+TEST(RteOutcome, TransparentModeLines) {
+  proto::ProcFailure f;
+  f.who = ProcId{2, 1};
+  f.pid = 77;
+  f.exit = proto::ExitInfo{proto::ExitInfo::kSignaled, 9};
+  EXPECT_EQ(JobOutcome::failure_line(f, "h1", true, 0, true),
+            "ftmpirun: rank 2 (pid 77 on h1) died: killed by signal 9 (incarnation 1); restarting it");
+  EXPECT_EQ(JobOutcome::caught_up_line(ProcId{2, 2}, 812'400'000, 40, 12, 5),
+            "ftmpirun: rank 2 caught up after 812 ms (incarnation 2: 40 determinants and 12 messages replayed, "
+            "5 re-sends suppressed)");
+  JobOutcome t;
+  t.set_transparent(true);
+  EXPECT_EQ(t.summary_line(true), "ftmpirun: job ended normally after 0 failures (0 replays caught up, 0 ms replaying)");
+  t.on_failure(f, "h1", true);
+  t.on_failure(f, "h1", true);
+  t.on_replay_done(300'000'000);
+  t.on_replay_done(530'000'000);
+  t.on_rank_exit(proto::RankExit{ProcId{0, 0}, 10, proto::ExitInfo{}, proto::EndKind::kNormal, true});
+  EXPECT_EQ(t.summary_line(false), "ftmpirun: job survived 2 failures (2 replays caught up, 830 ms replaying)");
+  EXPECT_EQ(t.replays(), 2);
+}
+
 }  // namespace
 }  // namespace ftmpi::rte

@@ -90,6 +90,39 @@ TEST(RteOptions, BadModesAreClearErrors) {
   EXPECT_FALSE(parse({"--ft-recovery-mode=auto", "prog"}, {{"FTMPI_RECOVERY_MODE", "x"}}).ok);
 }
 
+TEST(RteOptions, TransparentMode) {
+  ParseOutcome p = parse({"--ft-transparent", "prog"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.opts.modes.transparent, Transparent::kPessimist);
+  EXPECT_EQ(p.opts.program, "prog") << "the bare option takes no value";
+  p = parse({"--ft-transparent=pessimist", "prog"});
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.opts.modes.transparent, Transparent::kPessimist);
+  for (const char* v : {"1", "pessimist"}) {
+    p = parse({"prog"}, {{"FTMPI_TRANSPARENT", v}});
+    ASSERT_TRUE(p.ok) << v;
+    EXPECT_EQ(p.opts.modes.transparent, Transparent::kPessimist) << v;
+  }
+  EXPECT_EQ(parse({"prog"}).opts.modes.transparent, Transparent::kNone);
+  p = parse({"--ft-transparent=optimist", "prog"});
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(p.error, "--ft-transparent=optimist is not a protocol; expected pessimist");
+  p = parse({"prog"}, {{"FTMPI_TRANSPARENT", "yes"}});
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(p.error, "FTMPI_TRANSPARENT=yes is not a protocol; expected pessimist (or 1)");
+  // Refused with any FT-MPI mode setting, option or variable, in one line.
+  p = parse({"--ft-transparent", "--ft-comm-mode=rebuild", "prog"});
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(p.error,
+            "--ft-transparent and --ft-comm-mode=rebuild exclude each other: transparent mode hides failures, "
+            "the FT-MPI modes report them");
+  p = parse({"--ft-recovery-mode=auto", "prog"}, {{"FTMPI_TRANSPARENT", "1"}});
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(p.error.find('\n'), std::string::npos);
+  EXPECT_NE(p.error.find("FTMPI_TRANSPARENT=1 and --ft-recovery-mode=auto"), std::string::npos) << p.error;
+  EXPECT_FALSE(parse({"--ft-transparent", "prog"}, {{"FTMPI_MSG_MODE", "cont"}}).ok);
+}
+
 TEST(RteOptions, HostsAndHostfile) {
   ParseOutcome p = parse({"--host", "a,b:3", "-H", "c", "prog"});
   ASSERT_TRUE(p.ok) << p.error;

@@ -4,6 +4,7 @@
 
 #include <type_traits>
 
+#include "rte/proto/event_log_messages.hpp"
 #include "rte/proto/frame.hpp"
 #include "rte/proto/rank_messages.hpp"
 #include "rte/proto/runtime_messages.hpp"
@@ -85,7 +86,7 @@ Boot sample_boot() {
 JobStart sample_job() {
   JobStart j;
   j.world_size = 5;
-  j.modes = Modes{CommMode::kBlank, MsgMode::kReset, CollMode::kAtomic, RecoveryMode::kAuto};
+  j.modes = Modes{CommMode::kBlank, MsgMode::kReset, CollMode::kAtomic, RecoveryMode::kAuto, Transparent::kPessimist};
   j.leader = 1;
   j.hosts = {HostEntry{"a", "127.0.0.2", 4001, {0, 1, 2}}, HostEntry{"b", "127.0.0.3", 4002, {3, 4}}};
   j.program = "/bin/prog";
@@ -113,6 +114,13 @@ TEST(RteMessages, RankLinkRoundTrips) {
   check_round_trip(JobAbort{130});
   check_round_trip(RecoverReq{17});
   check_round_trip(RecoverDone{sample_recovery()});
+  check_round_trip(DetLog{7, std::string("d\0e\xff", 4)});
+  check_round_trip(DetFetch{});
+  check_round_trip(ReplayReport{ReplayReport::kCaughtUp, 10, 20, 3});
+  check_round_trip(DetAck{7});
+  check_round_trip(DetData{false, std::string(1000, 'x')});
+  check_round_trip(DetData{true, ""});
+  check_round_trip(ProcRestarted{sample_card(2)});
 }
 
 TEST(RteMessages, RuntimeLinkRoundTrips) {
@@ -155,6 +163,35 @@ TEST(RteMessages, RuntimeLinkRoundTrips) {
   check_round_trip(EventDown{EventDown::kProcFailed, sample_failure()});
   check_round_trip(EndJob{42});
   check_round_trip(CheckProc{ProcId{3, 1}});
+  check_round_trip(DetRepl{2, {DetBatch{0, 1, "x"}, DetBatch{0, 2, std::string("\0y", 2)}, DetBatch{1, 1, "z"}}});
+  check_round_trip(DetReplAck{2, 1, 9});
+  check_round_trip(DetWant{3, 1, 77});
+  check_round_trip(DetHandover{3, 1, 0, 77, false, {DetBatch{2, 5, "q"}}});
+  check_round_trip(DetHandover{3, 1, 2, 78, true, {}});
+  check_round_trip(ReplayUp{ProcId{1, 2}, 2, 10, 20, 3, 99});
+  check_round_trip(ReplayNote{ProcId{1, 2}, 1, 10, 0, 0, 98});
+  check_round_trip(ProcRestartedDown{sample_card(1), {sample_card(0), sample_card(1), Card{ProcId{2, 1}, -1, 0, "", 0}}});
+}
+
+TEST(RteMessages, EventLogMessagesRejectImpossibleContent) {
+  auto rejects = [](const auto& m) {
+    Frame f;
+    EXPECT_TRUE(split_frame(make_frame(m), f));
+    std::decay_t<decltype(m)> back;
+    return !parse(f, back);
+  };
+  EXPECT_TRUE(rejects(DetRepl{2, {}})) << "nothing to replicate";
+  EXPECT_TRUE(rejects(DetRepl{2, {DetBatch{0, 2, "a"}, DetBatch{0, 1, "b"}}})) << "out of order";
+  EXPECT_TRUE(rejects(DetRepl{2, {DetBatch{0, 1, "a"}, DetBatch{0, 1, "b"}}})) << "repeated";
+  EXPECT_TRUE(rejects(DetRepl{2, {DetBatch{0, 0, "a"}}})) << "batch 0";
+  EXPECT_TRUE(rejects(DetRepl{2, {DetBatch{0, 1, ""}}})) << "empty batch";
+  EXPECT_TRUE(rejects(DetReplAck{-1, 0, 1}));
+  EXPECT_TRUE(rejects(DetWant{1, -2, 0}));
+  EXPECT_TRUE(rejects(ReplayUp{ProcId{1, 0}, 3, 0, 0, 0, 0})) << "phase";
+  // The new incarnation's card must be in the table, at its slot.
+  EXPECT_TRUE(rejects(ProcRestartedDown{sample_card(1), {sample_card(0), sample_card(0)}}));
+  EXPECT_TRUE(rejects(ProcRestartedDown{sample_card(5), {sample_card(0)}}));
+  EXPECT_TRUE(rejects(ProcRestarted{Card{ProcId{1, 1}, -1, 0, "", 0}})) << "a restarted process can be reached";
 }
 
 TEST(RteMessages, WrongTypeIsRejected) {
@@ -174,13 +211,17 @@ bool accepts_after(const M& m, size_t offset, Mutate mutate) {
 }
 
 TEST(RteMessages, OutOfRangeFieldsAreRejected) {
-  // Boot: modes are the last four bytes; restarted precedes them.
+  // Boot: modes are the last five bytes; restarted precedes them.
   Boot b = sample_boot();
   size_t n = make_frame(b).size() - kFrameHeader;
-  EXPECT_FALSE(accepts_after(b, n - 4, [](uint8_t& x) { x = 4; }));   // comm mode
-  EXPECT_FALSE(accepts_after(b, n - 3, [](uint8_t& x) { x = 2; }));   // msg mode
-  EXPECT_FALSE(accepts_after(b, n - 1, [](uint8_t& x) { x = 3; }));   // recovery mode
-  EXPECT_FALSE(accepts_after(b, n - 5, [](uint8_t& x) { x = 2; }));   // restarted flag
+  EXPECT_FALSE(accepts_after(b, n - 5, [](uint8_t& x) { x = 4; }));   // comm mode
+  EXPECT_FALSE(accepts_after(b, n - 4, [](uint8_t& x) { x = 2; }));   // msg mode
+  EXPECT_FALSE(accepts_after(b, n - 2, [](uint8_t& x) { x = 3; }));   // recovery mode
+  EXPECT_FALSE(accepts_after(b, n - 1, [](uint8_t& x) { x = 2; }));   // transparent protocol
+  EXPECT_FALSE(accepts_after(b, n - 6, [](uint8_t& x) { x = 2; }));   // restarted flag
+  EXPECT_FALSE(accepts_after(DetLog{1, "x"}, 0, [](uint8_t& x) { x = 0; }));  // batch 0
+  EXPECT_FALSE(accepts_after(ReplayReport{}, 0, [](uint8_t& x) { x = 3; }));  // phase
+  EXPECT_FALSE(accepts_after(DetData{true, "x"}, 0, [](uint8_t& x) { x = 2; }));  // last flag
   EXPECT_FALSE(accepts_after(Io{1, Io::kStdout, "x"}, 4, [](uint8_t& x) { x = 3; }));  // stream
   EXPECT_FALSE(accepts_after(Terminate{1, false}, 4, [](uint8_t& x) { x = 2; }));      // bool
   // An impossible element count must fail without allocating for it.
