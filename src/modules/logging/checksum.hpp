@@ -1,0 +1,93 @@
+// Message checksums for divergence detection (spec/transparent-mode.md §4).
+// The sender hashes a payload while it copies it into its log, so a logged
+// message costs one pass over its bytes, not two. Four independent lanes keep
+// the multiplier pipeline full; the result depends only on the bytes and
+// their number, never on alignment.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace ftmpi::logging {
+
+class Hasher {
+ public:
+  explicit Hasher(uint64_t seed = 0) {
+    for (int i = 0; i < 4; ++i) lane_[i] = seed + kPrime[i];
+  }
+  // Hashes n bytes of src; when dst is not null, copies them there too.
+  void update(void* dst, const void* src, size_t n) {
+    const auto* s = static_cast<const uint8_t*>(src);
+    auto* d = static_cast<uint8_t*>(dst);
+    size_t i = 0;
+    if (fill_ > 0) {  // finish the 32-byte block an earlier call left open
+      size_t take = n < 32 - fill_ ? n : 32 - fill_;
+      std::memcpy(tail_ + fill_, s, take);
+      if (d) std::memcpy(d, s, take);
+      fill_ += take;
+      i = take;
+      if (fill_ < 32) {
+        total_ += n;
+        return;
+      }
+      block(tail_);
+      fill_ = 0;
+    }
+    for (; i + 32 <= n; i += 32) {
+      if (d) std::memcpy(d + i, s + i, 32);
+      block(s + i);
+    }
+    if (i < n) {
+      std::memcpy(tail_, s + i, n - i);
+      if (d) std::memcpy(d + i, s + i, n - i);
+      fill_ = n - i;
+    }
+    total_ += n;
+  }
+  uint64_t digest() const {
+    uint64_t h = total_ * kPrime[0];
+    for (int k = 0; k < 4; ++k) h = mix(h ^ lane_[k]);
+    for (size_t k = 0; k < fill_; ++k) h = mix(h ^ (uint64_t{tail_[k]} << (8 * (k & 7))));
+    return mix(h);
+  }
+
+ private:
+  static constexpr uint64_t kPrime[4] = {0x9E3779B185EBCA87ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull,
+                                         0x27D4EB2F165667C5ull};
+  static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+  static uint64_t mix(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 33);
+  }
+  void block(const uint8_t* p) {
+    for (int k = 0; k < 4; ++k) {
+      uint64_t w;
+      std::memcpy(&w, p + 8 * k, 8);
+      lane_[k] = rotl(lane_[k] + w * kPrime[1], 31) * kPrime[0];
+    }
+  }
+  uint64_t lane_[4];
+  uint8_t tail_[32] = {};
+  size_t fill_ = 0;
+  uint64_t total_ = 0;
+};
+
+inline uint64_t checksum(const void* p, size_t n) {
+  Hasher h;
+  h.update(nullptr, p, n);
+  return h.digest();
+}
+
+// What a receiver compares: the payload hash bound to the envelope, so a
+// re-sent message with the same bytes under another tag or context differs.
+inline uint64_t envelope_checksum(uint64_t payload_hash, uint64_t ctx, int32_t tag, uint64_t len) {
+  Hasher h(payload_hash);
+  uint64_t w[3] = {ctx, static_cast<uint64_t>(static_cast<uint32_t>(tag)), len};
+  h.update(nullptr, w, sizeof w);
+  return h.digest();
+}
+
+}  // namespace ftmpi::logging

@@ -1,0 +1,108 @@
+// The non-deterministic outcomes of one process (DESIGN §8): recorded as
+// determinants while the process runs live, forced from the fetched
+// determinants while a restarted incarnation replays. Every event kind has
+// its own counter, advanced identically in both modes, so a replay that
+// reaches the same event asks for the same determinant.
+//
+// Polls (Test family, Iprobe) record only failures, merged into runs of
+// consecutive failing calls (kPolls). During a replay a poll call inside a
+// logged run fails; one outside every run succeeded in the dead incarnation
+// if any determinant is still ahead of it (a failure would have been logged
+// before that later determinant), so the caller must block until it
+// succeeds; once the log is exhausted polls are live again.
+//
+// Pessimism: the determinants recorded since the last flush, and the batches
+// the event logger has not acknowledged yet, forbid sending (may_send());
+// the caller flushes them as one batch (take_batch) and waits for the ack.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "modules/logging/determinant.hpp"
+
+namespace ftmpi::logging {
+
+enum class PollVerdict : uint8_t {
+  kLive,     // decide as usual and record
+  kFail,     // report "not yet" without looking
+  kSucceed,  // the dead incarnation succeeded here: block until it does
+};
+
+class Outcomes {
+ public:
+  // A restarted incarnation: the determinants of its slot, as fetched.
+  void load(std::vector<Determinant> dets);
+  // Determinants not yet replayed (0: live).
+  size_t to_replay() const { return remaining_; }
+  bool replaying() const { return remaining_ > 0; }
+  uint64_t replayed() const { return replayed_; }
+  // Set when a replay met an event its log contradicts; the message says
+  // which (the caller ends the job with it).
+  bool diverged() const { return !divergence_.empty(); }
+  const std::string& divergence() const { return divergence_; }
+
+  // Wildcard receive or probe: the (slot, seq) the next one must match.
+  struct Forced {
+    int32_t slot;
+    uint64_t seq;
+  };
+  std::optional<Forced> forced_match() const;
+  // It matched (slot, seq): recorded live, checked against the log in a
+  // replay (false: diverged).
+  bool matched(int32_t slot, uint64_t seq);
+
+  PollVerdict poll_verdict() const;
+  void polled(bool success);
+
+  std::optional<std::vector<int32_t>> forced_completion() const;
+  bool completed(const std::vector<int32_t>& which);
+
+  // Clock values: the logged one in a replay, else `live` (recorded).
+  double wtime(double live) { return clock(DetKind::kWtime, live); }
+  double wtick(double live) { return clock(DetKind::kWtick, live); }
+
+  std::optional<bool> forced_cancel() const;
+  bool cancel_outcome(bool cancelled);
+
+  // Pessimism and batching.
+  bool has_unflushed() const { return !pending_.empty() || run_count_ > 0; }
+  bool may_send() const { return !has_unflushed() && unacked_ == 0; }
+  // Encodes everything recorded since the last flush as one batch (false:
+  // nothing to flush). The caller hands it to the event logger.
+  bool take_batch(std::vector<uint8_t>& out);
+  void batch_sent() { ++unacked_; }
+  void batch_acked() {
+    if (unacked_ > 0) --unacked_;
+  }
+  uint64_t unacked() const { return unacked_; }
+  uint64_t recorded() const { return recorded_; }
+
+ private:
+  const Determinant* head(DetKind k) const;
+  void consume(DetKind k);
+  void record(Determinant d);
+  void close_run();
+  void diverge(const std::string& what);
+  double clock(DetKind k, double live);
+
+  // Replay: one queue per kind, in logged order.
+  std::deque<Determinant> queue_[kDetKinds];
+  size_t remaining_ = 0;
+  uint64_t replayed_ = 0;
+  std::string divergence_;
+
+  // Event counters (both modes).
+  uint64_t counter_[kDetKinds] = {};
+
+  // Live recording.
+  std::vector<Determinant> pending_;
+  uint64_t run_start_ = 0;
+  uint64_t run_count_ = 0;
+  uint64_t unacked_ = 0;
+  uint64_t recorded_ = 0;
+};
+
+}  // namespace ftmpi::logging

@@ -1,0 +1,148 @@
+#include <gtest/gtest.h>
+
+#include "modules/logging/outcomes.hpp"
+
+namespace ftmpi::logging {
+namespace {
+
+// Runs a scripted live incarnation, then replays its flushed determinants.
+std::vector<Determinant> flushed(Outcomes& o) {
+  std::vector<uint8_t> bytes;
+  o.take_batch(bytes);
+  std::vector<Determinant> dets;
+  EXPECT_EQ(decode_batches(bytes.data(), bytes.size(), dets), Err::kOk);
+  return dets;
+}
+
+TEST(Outcomes, NamedTrafficRecordsNothingAndNeverBlocksSends) {
+  Outcomes o;
+  EXPECT_TRUE(o.may_send());
+  EXPECT_EQ(o.poll_verdict(), PollVerdict::kLive);
+  o.polled(true);  // a successful poll is no determinant
+  EXPECT_TRUE(o.may_send());
+  std::vector<uint8_t> b;
+  EXPECT_FALSE(o.take_batch(b));
+}
+
+TEST(Outcomes, PessimismHoldsSendsUntilTheBatchIsAcked) {
+  Outcomes o;
+  o.matched(2, 5);
+  EXPECT_FALSE(o.may_send());
+  std::vector<uint8_t> b;
+  ASSERT_TRUE(o.take_batch(b));
+  o.batch_sent();
+  EXPECT_FALSE(o.may_send());
+  o.polled(false);  // a failure recorded while the batch flies
+  o.batch_acked();
+  EXPECT_FALSE(o.may_send());  // the run is not logged yet
+  b.clear();
+  ASSERT_TRUE(o.take_batch(b));
+  o.batch_sent();
+  o.batch_acked();
+  EXPECT_TRUE(o.may_send());
+}
+
+TEST(Outcomes, ReplayForcesEveryKindInOrder) {
+  Outcomes live;
+  live.matched(3, 1);
+  EXPECT_EQ(live.wtime(10.5), 10.5);
+  live.polled(false);
+  live.polled(false);
+  live.polled(true);   // polls 0,1 failed, 2 succeeded
+  live.polled(true);   // 3 succeeded
+  live.polled(false);  // 4 failed, then a Wait (no poll)
+  live.matched(1, 1);
+  live.completed({2, 0});
+  live.cancel_outcome(true);
+  EXPECT_EQ(live.wtick(1e-6), 1e-6);
+  live.polled(false);  // 5: lost with the process (never flushed)?  no: flushed below
+  auto dets = flushed(live);
+  ASSERT_EQ(dets.size(), 9u);
+
+  Outcomes r;
+  r.load(dets);
+  EXPECT_TRUE(r.replaying());
+  ASSERT_TRUE(r.forced_match());
+  EXPECT_EQ(r.forced_match()->slot, 3);
+  EXPECT_TRUE(r.matched(3, 1));
+  EXPECT_EQ(r.wtime(99.0), 10.5);  // the logged value, not the new clock
+  EXPECT_EQ(r.poll_verdict(), PollVerdict::kFail);
+  r.polled(false);
+  EXPECT_EQ(r.poll_verdict(), PollVerdict::kFail);
+  r.polled(false);
+  EXPECT_EQ(r.poll_verdict(), PollVerdict::kSucceed);
+  r.polled(true);
+  EXPECT_EQ(r.poll_verdict(), PollVerdict::kSucceed);
+  r.polled(true);
+  EXPECT_EQ(r.poll_verdict(), PollVerdict::kFail);
+  r.polled(false);
+  EXPECT_EQ(r.forced_match()->slot, 1);
+  EXPECT_TRUE(r.matched(1, 1));
+  EXPECT_EQ(r.forced_completion(), (std::vector<int32_t>{2, 0}));
+  EXPECT_TRUE(r.completed({2, 0}));
+  EXPECT_EQ(r.forced_cancel(), true);
+  EXPECT_TRUE(r.cancel_outcome(true));
+  EXPECT_EQ(r.wtick(5.0), 1e-6);
+  EXPECT_EQ(r.poll_verdict(), PollVerdict::kFail);
+  r.polled(false);
+  EXPECT_FALSE(r.replaying());
+  EXPECT_FALSE(r.diverged());
+  EXPECT_EQ(r.replayed(), 9u);
+  EXPECT_TRUE(r.may_send());  // nothing replayed is logged again
+  // Live again: new events are recorded with the counters where they are.
+  EXPECT_EQ(r.poll_verdict(), PollVerdict::kLive);
+  r.polled(false);
+  EXPECT_EQ(r.wtime(7.0), 7.0);
+  auto more = flushed(r);
+  ASSERT_EQ(more.size(), 2u);
+  EXPECT_EQ(more[0].kind, DetKind::kPolls);
+  EXPECT_EQ(more[0].index, 6u);
+  EXPECT_EQ(more[1].kind, DetKind::kWtime);
+  EXPECT_EQ(more[1].index, 1u);
+}
+
+TEST(Outcomes, WrongMatchIsADivergence) {
+  Outcomes live;
+  live.matched(2, 4);
+  Outcomes r;
+  r.load(flushed(live));
+  EXPECT_FALSE(r.matched(2, 5));
+  EXPECT_TRUE(r.diverged());
+  EXPECT_NE(r.divergence().find("slot 2 seq 4"), std::string::npos) << r.divergence();
+}
+
+TEST(Outcomes, PollThatFailsWhereTheLogSucceededIsADivergence) {
+  Outcomes live;
+  live.polled(true);
+  live.wtime(1.0);
+  Outcomes r;
+  r.load(flushed(live));
+  EXPECT_EQ(r.poll_verdict(), PollVerdict::kSucceed);
+  r.polled(false);
+  EXPECT_TRUE(r.diverged());
+}
+
+TEST(Outcomes, DifferentCompletionSetIsADivergence) {
+  Outcomes live;
+  live.completed({1});
+  Outcomes r;
+  r.load(flushed(live));
+  EXPECT_FALSE(r.completed({0}));
+  EXPECT_TRUE(r.diverged());
+}
+
+TEST(Outcomes, UnflushedTailIsLiveAgain) {
+  Outcomes live;
+  live.matched(0, 1);
+  auto dets = flushed(live);
+  live.matched(1, 1);  // never flushed: nobody saw its consequences
+  Outcomes r;
+  r.load(dets);
+  EXPECT_TRUE(r.matched(0, 1));
+  EXPECT_FALSE(r.forced_match());
+  EXPECT_TRUE(r.matched(2, 1));  // a different choice is fine now
+  EXPECT_FALSE(r.diverged());
+}
+
+}  // namespace
+}  // namespace ftmpi::logging

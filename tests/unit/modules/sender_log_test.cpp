@@ -1,0 +1,117 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "modules/logging/checksum.hpp"
+#include "modules/logging/sender_log.hpp"
+
+namespace ftmpi::logging {
+namespace {
+
+Envelope env(uint64_t len, int32_t tag = 7, uint64_t ctx = 3) {
+  Envelope e;
+  e.ctx = ctx;
+  e.tag = tag;
+  e.len = len;
+  return e;
+}
+
+TEST(Checksum, SameBytesSameHashWhateverThePieces) {
+  std::vector<uint8_t> b(1000);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>(i * 31 + 7);
+  uint64_t whole = checksum(b.data(), b.size());
+  Hasher h;
+  std::vector<uint8_t> copy(b.size());
+  size_t cuts[] = {0, 3, 35, 36, 100, 513, 1000};
+  for (size_t i = 0; i + 1 < std::size(cuts); ++i)
+    h.update(copy.data() + cuts[i], b.data() + cuts[i], cuts[i + 1] - cuts[i]);
+  EXPECT_EQ(h.digest(), whole);
+  EXPECT_EQ(copy, b);
+  b[999] ^= 1;
+  EXPECT_NE(checksum(b.data(), b.size()), whole);
+  EXPECT_NE(checksum(b.data(), 999), checksum(b.data(), 998));
+  EXPECT_NE(envelope_checksum(whole, 1, 2, 3), envelope_checksum(whole, 1, 3, 3));
+  EXPECT_NE(envelope_checksum(whole, 1, 2, 3), envelope_checksum(whole, 2, 2, 3));
+}
+
+TEST(SenderLog, ChannelsNumberFromOneAndKeepCopies) {
+  SenderLog log(1 << 20);
+  std::vector<uint8_t> a(100, 0xab), b(5000, 0xcd);
+  const LogEntry* e1 = log.append(2, env(a.size()), a.data());
+  ASSERT_NE(e1, nullptr);
+  EXPECT_EQ(e1->seq, 1u);
+  a.assign(a.size(), 0);  // the log holds a copy, not the user's buffer
+  EXPECT_EQ(e1->data[0], 0xab);
+  EXPECT_EQ(e1->data[99], 0xab);
+  const LogEntry* e2 = log.append(2, env(b.size()), b.data());
+  const LogEntry* f1 = log.append(5, env(b.size()), b.data());
+  EXPECT_EQ(e2->seq, 2u);
+  EXPECT_EQ(f1->seq, 1u);
+  EXPECT_EQ(log.next_seq(2), 3u);
+  EXPECT_EQ(log.next_seq(5), 2u);
+  EXPECT_EQ(log.next_seq(9), 1u);
+  EXPECT_EQ(log.bytes(), 100u + 5000 + 5000);
+  EXPECT_EQ(log.entries(), 3u);
+  EXPECT_EQ(log.find(2, 2), e2);
+  EXPECT_EQ(log.find(2, 3), nullptr);
+  EXPECT_EQ(e2->checksum, f1->checksum);  // same envelope and bytes
+  std::vector<uint64_t> seen;
+  log.for_each_from(2, 2, [&](const LogEntry& e) { seen.push_back(e.seq); });
+  EXPECT_EQ(seen, (std::vector<uint64_t>{2}));
+}
+
+TEST(SenderLog, LimitRefusesAndLogsNothing) {
+  SenderLog log(1000);
+  std::vector<uint8_t> a(600, 1);
+  ASSERT_NE(log.append(0, env(600), a.data()), nullptr);
+  EXPECT_EQ(log.append(0, env(600), a.data()), nullptr);
+  EXPECT_EQ(log.next_seq(0), 2u);
+  EXPECT_EQ(log.bytes(), 600u);
+  ASSERT_NE(log.append(0, env(400), a.data()), nullptr);
+  EXPECT_EQ(log.bytes(), 1000u);
+}
+
+TEST(SenderLog, PiecewiseCommitMatchesAppend) {
+  SenderLog log(1 << 20);
+  std::vector<uint8_t> a(300);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<uint8_t>(i);
+  uint8_t* to = log.reserve(1, env(300));
+  ASSERT_NE(to, nullptr);
+  Hasher h;
+  h.update(to, a.data(), 100);
+  h.update(to + 100, a.data() + 100, 200);
+  const LogEntry* e = log.commit(1, h.digest());
+  const LogEntry* f = log.append(1, env(300), a.data());
+  EXPECT_EQ(e->checksum, f->checksum);
+  EXPECT_EQ(std::memcmp(e->data, a.data(), 300), 0);
+}
+
+TEST(SenderLog, DropBeforeReturnsMemoryAndKeepsTheRest) {
+  SenderLog log(1ull << 32);
+  std::vector<uint8_t> big(40u << 20, 9);  // two of these fill more than one chunk
+  for (int i = 0; i < 4; ++i) ASSERT_NE(log.append(3, env(big.size()), big.data()), nullptr);
+  std::vector<uint8_t> small(10, 4);
+  log.append(4, env(10), small.data());
+  uint64_t mapped = log.mapped();
+  EXPECT_GE(mapped, 4 * big.size());
+  log.drop_before(3, 3);
+  EXPECT_EQ(log.find(3, 2), nullptr);
+  ASSERT_NE(log.find(3, 3), nullptr);
+  EXPECT_EQ(log.find(3, 3)->data[12345], 9);
+  EXPECT_EQ(log.bytes(), 2 * big.size() + 10);
+  EXPECT_LT(log.mapped(), mapped);
+  EXPECT_EQ(log.next_seq(3), 5u);  // numbering goes on
+  EXPECT_EQ(log.find(4, 1)->data[9], 4);
+}
+
+TEST(SenderLog, ZeroByteMessagesAreLogged) {
+  SenderLog log(0);
+  const LogEntry* e = log.append(0, env(0), nullptr);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->seq, 1u);
+  EXPECT_NE(e->checksum, log.append(0, env(0, 8), nullptr)->checksum);
+}
+
+}  // namespace
+}  // namespace ftmpi::logging
