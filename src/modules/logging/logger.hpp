@@ -4,21 +4,22 @@
 // unit tests with several Loggers wired to each other.
 //
 // Send side: every message to another process is logged (sequence number,
-// payload copy) before it leaves; it leaves at once unless determinants are
-// unacknowledged (pessimism) or its destination is dead and has not asked
-// for its messages yet; those wait in the channel's queue, in order. A
-// restarted process suppresses the sends its peers already have (checksums
-// compared: a difference is a divergence).
+// payload copy, checksum) before it leaves. Pessimism: while determinants
+// are not acknowledged by the event logger, sends are held (the caller
+// keeps them queued) and the determinants go out as one batch; the ack
+// releases them.
 //
 // Receive side: a message is accepted once per sequence number; a later
-// copy is a duplicate and dropped.
+// copy is a duplicate (a restarted sender re-executing) and is dropped,
+// after its checksum was compared with the accepted one's: a difference
+// means the sender's replay diverged.
 //
-// Restart: the new incarnation loads its determinants (Outcomes), says
-// HELLO to every peer and waits (ready()) until each has answered HAVE;
-// peers then resend their log for it.
+// Restart: survivors hear of the new incarnation (peer_back), queue again
+// every message they logged for it and tell it how far that goes (RESENT).
+// The new incarnation replays its determinants (Outcomes) and has caught up
+// once they are exhausted and it received every peer's messages up to there.
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -31,26 +32,23 @@ namespace ftmpi::logging {
 class Wire {
  public:
   virtual ~Wire() = default;
-  // A control frame to the current incarnation of `slot` (false: not sent,
-  // the slot is dead; its next incarnation will say HELLO).
+  // A control frame to the current incarnation of `slot` (false: not sent).
   virtual bool send_frame(int32_t slot, const std::vector<uint8_t>& bytes) = 0;
-  // Puts a logged message on the wire to `slot` with its sequence number.
-  // sync_req: the synchronous send request waiting for its match, 0 if none.
-  virtual void transmit(int32_t slot, const LogEntry& e, uint64_t sync_req) = 0;
+  // Queues a logged message for the current incarnation of `slot` again,
+  // with its sequence number (false: the sender has it queued itself).
+  virtual bool inject(int32_t slot, const LogEntry& e) = 0;
   // One batch of determinants to the event logger; its acknowledgement
   // comes back through Logger::on_batch_acked, in order.
   virtual void log_determinants(const std::vector<uint8_t>& batch) = 0;
-  virtual size_t max_frame_bytes() const = 0;
   // Ends the job with this one-line message.
   [[noreturn]] virtual void fatal(const std::string& msg) = 0;
 };
 
 struct LoggerStats {
-  uint64_t resent = 0;       // logged messages put on the wire again for a restarted peer
-  uint64_t suppressed = 0;   // replayed sends a peer already had
-  uint64_t duplicates = 0;   // arrivals dropped by sequence number
-  uint64_t held = 0;         // sends that waited (pessimism or a dead peer)
-  uint64_t batches = 0;      // determinant batches sent
+  uint64_t resent = 0;      // logged messages queued again for restarted peers
+  uint64_t duplicates = 0;  // arrivals dropped by sequence number
+  uint64_t held = 0;        // sends held by pessimism
+  uint64_t batches = 0;     // determinant batches sent
 };
 
 class Logger {
@@ -60,59 +58,43 @@ class Logger {
   // --- restart (a new incarnation, in MPI_Init) ---
   // The concatenated determinant batches of this slot (from the runtime).
   void start_replay(const std::vector<uint8_t>& dets);
-  // Every live peer answered HELLO: sends may start.
-  bool ready() const;
   bool replaying() const { return replay_; }
-  // Replay done: determinants exhausted and every peer's holdings passed.
-  // True once, when it happens (the caller reports it).
+  // Replay done: determinants exhausted and every peer's logged messages
+  // received. True once, when it happens (the caller reports it).
   bool take_caught_up();
 
   // --- send side ---
-  enum class SendAction : uint8_t { kSent, kQueued, kSuppressed };
-  // Logs `env.len` bytes handed over in pieces: reserve, copy/hash, commit.
+  // Logs `env.len` bytes handed over in pieces: reserve, copy and hash,
+  // then commit with the sequence number the message carries (the
+  // channel's next one). Past the log limit fatal() ends the job.
   uint8_t* reserve(int32_t dst, const Envelope& env);
-  // The logged entry (null: the log limit was hit; fatal() already ran).
-  const LogEntry* commit(int32_t dst, uint64_t payload_hash);
-  // Decides what happens to the entry just committed (see class comment).
-  // transmit_now: when kSent, the caller sends it itself (its own request,
-  // the fast path) instead of Wire::transmit.
-  SendAction route(int32_t dst, const LogEntry& e, uint64_t sync_req, bool caller_transmits);
-  // A synchronous send was matched (its request no longer waits).
-  void sync_done(uint64_t sync_req);
+  const LogEntry* commit(int32_t dst, uint64_t seq, uint64_t payload_hash);
+  // May the logged message go now? false: hold it (determinants were
+  // flushed; on_batch_acked says when held sends may go).
+  bool may_send();
 
   // --- receive side ---
   // false: a duplicate, drop it.
   bool accept(int32_t src, uint64_t seq, uint64_t checksum);
   Outcomes& outcomes() { return outcomes_; }
-  // Before any send: flush recorded determinants (they must be acked first).
   void flush_determinants();
-  void on_batch_acked();
+  // true: nothing unacknowledged any more, held sends may go.
+  bool on_batch_acked();
 
-  // --- runtime events ---
+  // --- peers ---
   void on_peer_failed(int32_t slot);
+  // Slot's next incarnation runs: queue our log for it again.
+  void peer_back(int32_t slot);
   void on_frame(int32_t from, const uint8_t* p, size_t n);
 
   const SenderLog& log() const { return log_; }
   const InChannels& inbound() const { return in_; }
   const LoggerStats& stats() const { return stats_; }
+  // Messages the peers said they resent to this incarnation.
+  uint64_t resent_to_me() const;
   void check_divergence();  // fatal() if the replay diverged
 
  private:
-  struct Queued {
-    uint64_t seq;
-    uint64_t sync_req;
-  };
-  struct Out {
-    bool down = false;              // dead, waiting for its next incarnation's HELLO
-    uint64_t sent_upto = 0;         // highest seq handed to the wire (or suppressed)
-    std::deque<Queued> queue;       // logged, not on the wire yet (seq > sent_upto)
-  };
-  Out& out(int32_t dst) { return out_[static_cast<size_t>(dst)]; }
-  void drain();
-  void drain(int32_t dst);
-  void on_hello(int32_t from, const uint8_t* p, size_t n);
-  void on_have(int32_t from, const uint8_t* p, size_t n);
-  uint64_t sync_req_of(int32_t dst, uint64_t seq) const;
   [[noreturn]] void diverged(const std::string& what);
 
   Wire& wire_;
@@ -120,17 +102,9 @@ class Logger {
   SenderLog log_;
   InChannels in_;
   Outcomes outcomes_;
-  PeerHoldings have_;
-  std::vector<Out> out_;
-  std::vector<bool> hello_answered_;  // restarted: peer's HAVE complete
-  struct SyncWait {
-    int32_t dst;
-    uint64_t seq;
-    uint64_t req;
-  };
-  std::vector<SyncWait> sync_waits_;  // synchronous sends not matched yet
+  // Restarted: per slot, how far its resent messages go (-1: not told yet).
+  std::vector<int64_t> resent_upto_;
   bool replay_ = false;
-  bool caught_up_reported_ = false;
   LoggerStats stats_;
 };
 

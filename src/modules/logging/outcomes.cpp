@@ -8,7 +8,8 @@ size_t at(DetKind k) { return static_cast<size_t>(k); }
 
 void Outcomes::load(std::vector<Determinant> dets) {
   for (Determinant& d : dets) {
-    queue_[at(d.kind)].push_back(std::move(d));
+    if (d.kind == DetKind::kMatch) matches_[d.index] = std::move(d);
+    else queue_[at(d.kind)].push_back(std::move(d));
     ++remaining_;
   }
 }
@@ -53,22 +54,25 @@ bool Outcomes::take_batch(std::vector<uint8_t>& out) {
   return true;
 }
 
-std::optional<Outcomes::Forced> Outcomes::forced_match() const {
-  const Determinant* d = head(DetKind::kMatch);
-  if (!d) return std::nullopt;
-  return Forced{d->slot, d->seq};
+std::optional<Outcomes::Forced> Outcomes::forced_match(uint64_t i) const {
+  auto it = matches_.find(i);
+  if (it == matches_.end()) return std::nullopt;
+  return Forced{it->second.slot, it->second.seq};
 }
 
-bool Outcomes::matched(int32_t slot, uint64_t seq) {
-  uint64_t i = counter_[at(DetKind::kMatch)]++;
-  if (const Determinant* d = head(DetKind::kMatch)) {
-    bool same = d->index == i && d->slot == slot && d->seq == seq;
+bool Outcomes::matched(uint64_t i, int32_t slot, uint64_t seq, bool probe) {
+  if (auto it = matches_.find(i); it != matches_.end()) {
+    const Determinant& d = it->second;
+    bool same = d.slot == slot && d.seq == seq;
     if (!same)
-      diverge("wildcard match #" + std::to_string(i) + " took slot " + std::to_string(slot) + " message " +
-              std::to_string(seq) + ", the log says " + describe(*d));
-    consume(DetKind::kMatch);
+      diverge("wildcard #" + std::to_string(i) + " matched slot " + std::to_string(slot) + " message " +
+              std::to_string(seq) + ", the log says " + describe(d));
+    matches_.erase(it);
+    --remaining_;
+    ++replayed_;
     return same;
   }
+  if (probe && remaining_ > 0) return true;
   Determinant d;
   d.kind = DetKind::kMatch;
   d.index = i;

@@ -17,6 +17,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,15 +45,21 @@ class Outcomes {
   bool diverged() const { return !divergence_.empty(); }
   const std::string& divergence() const { return divergence_; }
 
-  // Wildcard receive or probe: the (slot, seq) the next one must match.
+  // Wildcard receives and probes are numbered in the order they are posted
+  // (a later one may match first: their determinants are keyed by that
+  // number, not by the order of matching). next_wildcard() numbers one.
+  uint64_t next_wildcard() { return counter_[static_cast<size_t>(DetKind::kMatch)]++; }
   struct Forced {
     int32_t slot;
     uint64_t seq;
   };
-  std::optional<Forced> forced_match() const;
-  // It matched (slot, seq): recorded live, checked against the log in a
-  // replay (false: diverged).
-  bool matched(int32_t slot, uint64_t seq);
+  // Replay: the message wildcard #i matched in the dead incarnation.
+  std::optional<Forced> forced_match(uint64_t i) const;
+  // Wildcard #i matched (slot, seq): recorded live, checked against the log
+  // in a replay (false: diverged). A probe that found nothing logs nothing,
+  // so a replayed probe without a determinant records nothing either
+  // (`probe`: it failed in the dead incarnation).
+  bool matched(uint64_t i, int32_t slot, uint64_t seq, bool probe = false);
 
   PollVerdict poll_verdict() const;
   void polled(bool success);
@@ -89,7 +96,8 @@ class Outcomes {
   double clock(DetKind k, double live);
 
   // Replay: one queue per kind, in logged order.
-  std::deque<Determinant> queue_[kDetKinds];
+  std::deque<Determinant> queue_[kDetKinds];  // kMatch: unused (matches_)
+  std::map<uint64_t, Determinant> matches_;
   size_t remaining_ = 0;
   uint64_t replayed_ = 0;
   std::string divergence_;

@@ -20,22 +20,5 @@ TEST(InChannels, AcceptsInOrderDropsDuplicatesFlagsGaps) {
   EXPECT_EQ(in.checksums(1), (std::vector<uint64_t>{11, 12}));
 }
 
-TEST(PeerHoldings, SuppressesWhatPeersHaveAndCatchesDifferences) {
-  PeerHoldings h;
-  uint64_t sums[] = {11, 12, 13};
-  h.add(2, sums, 2);
-  h.add(2, sums + 2, 1);
-  h.set_complete(2);
-  EXPECT_TRUE(h.complete(2));
-  EXPECT_FALSE(h.complete(0));
-  EXPECT_EQ(h.on_send(2, 1, 11), PeerHoldings::Verdict::kSuppress);
-  EXPECT_EQ(h.on_send(2, 3, 13), PeerHoldings::Verdict::kSuppress);
-  EXPECT_EQ(h.on_send(2, 2, 99), PeerHoldings::Verdict::kDiverged);
-  EXPECT_EQ(h.on_send(2, 4, 14), PeerHoldings::Verdict::kTransmit);
-  EXPECT_EQ(h.on_send(0, 1, 14), PeerHoldings::Verdict::kTransmit);
-  EXPECT_FALSE(h.passed_all({1, 1, 3}));
-  EXPECT_TRUE(h.passed_all({1, 1, 4}));
-}
-
 }  // namespace
 }  // namespace ftmpi::logging

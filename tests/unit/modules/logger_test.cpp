@@ -2,13 +2,12 @@
 // through an in-memory network with FIFO channels and an event logger.
 #include <gtest/gtest.h>
 
-#include <cstring>
-#include <deque>
 #include <algorithm>
-#include <tuple>
+#include <deque>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "modules/logging/checksum.hpp"
 #include "modules/logging/logger.hpp"
@@ -33,21 +32,21 @@ struct Proc : Wire {
   Net* net;
   int32_t slot;
   std::unique_ptr<Logger> lg;
-  std::deque<Msg> delivered;  // accepted messages, in order
-  std::vector<uint8_t> stored;  // this slot's determinants at the event logger
+  std::deque<Msg> delivered;           // accepted messages, in order
+  std::deque<std::pair<int32_t, Msg>> held;  // sends held by pessimism
+  std::vector<uint8_t> stored;         // this slot's determinants at the event logger
   size_t unacked_batches = 0;
   Proc(Net* n, int32_t s, int32_t size) : net(n), slot(s), lg(std::make_unique<Logger>(*this, s, size, 1 << 20)) {}
   bool send_frame(int32_t to, const std::vector<uint8_t>& bytes) override;
-  void transmit(int32_t to, const LogEntry& e, uint64_t) override;
+  bool inject(int32_t to, const LogEntry& e) override;
   void log_determinants(const std::vector<uint8_t>& b) override {
     stored.insert(stored.end(), b.begin(), b.end());
     ++unacked_batches;
   }
-  size_t max_frame_bytes() const override { return 40; }  // tiny: HAVE takes several frames
   [[noreturn]] void fatal(const std::string& m) override { throw Fatal(m); }
 
-  // The application's send: log, route, transmit if the caller should.
-  Logger::SendAction send(int32_t to, const std::string& payload, int32_t tag = 0) {
+  // The application's send as the engine glue does it.
+  bool send(int32_t to, const std::string& payload, int32_t tag = 0) {
     Envelope env;
     env.ctx = 1;
     env.tag = tag;
@@ -55,15 +54,24 @@ struct Proc : Wire {
     uint8_t* p = lg->reserve(to, env);
     Hasher h;
     h.update(p, payload.data(), payload.size());
-    const LogEntry* e = lg->commit(to, h.digest());
-    auto a = lg->route(to, *e, 0, true);
-    if (a == Logger::SendAction::kSent) transmit(to, *e, 0);
-    return a;
+    const LogEntry* e = lg->commit(to, lg->log().next_seq(to), h.digest());
+    Msg m{slot, e->seq, e->checksum, payload};
+    if (!held.empty() || !lg->may_send()) {
+      held.emplace_back(to, m);
+      return false;
+    }
+    put(to, m);
+    return true;
   }
+  void put(int32_t to, const Msg& m);
   void ack_all() {
     while (unacked_batches > 0) {
       --unacked_batches;
-      lg->on_batch_acked();
+      if (lg->on_batch_acked())
+        while (!held.empty()) {
+          put(held.front().first, held.front().second);
+          held.pop_front();
+        }
     }
   }
 };
@@ -72,8 +80,7 @@ struct Net {
   std::vector<std::unique_ptr<Proc>> procs;
   std::deque<std::pair<int32_t, Msg>> wire;  // (destination, message), FIFO
   std::deque<std::tuple<int32_t, int32_t, std::vector<uint8_t>>> frames;
-  std::vector<bool> dead;
-  explicit Net(int n) : dead(static_cast<size_t>(n), false) {
+  explicit Net(int n) {
     for (int i = 0; i < n; ++i) procs.push_back(std::make_unique<Proc>(this, i, n));
   }
   Proc& operator[](int i) { return *procs[static_cast<size_t>(i)]; }
@@ -82,41 +89,47 @@ struct Net {
       while (!frames.empty()) {
         auto [from, to, bytes] = frames.front();
         frames.pop_front();
-        if (!dead[static_cast<size_t>(to)]) (*this)[to].lg->on_frame(from, bytes.data(), bytes.size());
+        (*this)[to].lg->on_frame(from, bytes.data(), bytes.size());
       }
       if (!wire.empty()) {
         auto [to, m] = wire.front();
         wire.pop_front();
-        if (dead[static_cast<size_t>(to)]) continue;
         if ((*this)[to].lg->accept(m.src, m.seq, m.checksum)) (*this)[to].delivered.push_back(m);
       }
     }
   }
-  // Kills slot s (in-flight traffic to it is lost) and starts its next incarnation.
-  Proc& restart(int32_t s) {
-    std::vector<uint8_t> dets = (*this)[s].stored;
-    auto it = std::remove_if(wire.begin(), wire.end(), [&](auto& x) { return x.first == s || x.second.src == s; });
-    wire.erase(it, wire.end());
-    auto ft = std::remove_if(frames.begin(), frames.end(), [&](auto& x) { return std::get<1>(x) == s; });
-    frames.erase(ft, frames.end());
-    for (auto& p : procs)
-      if (p->slot != s) p->lg->on_peer_failed(s);
-    procs[static_cast<size_t>(s)] = std::make_unique<Proc>(this, s, static_cast<int32_t>(procs.size()));
-    (*this)[s].stored = dets;
-    (*this)[s].lg->start_replay(dets);
-    return (*this)[s];
+  // Slot s dies (its traffic in flight is lost) and its next incarnation starts.
+  Proc& restart(std::initializer_list<int32_t> slots) {
+    for (int32_t s : slots) {
+      std::erase_if(wire, [&](auto& x) { return x.first == s || x.second.src == s; });
+      std::erase_if(frames, [&](auto& x) { return std::get<0>(x) == s || std::get<1>(x) == s; });
+      for (auto& p : procs)
+        if (p->slot != s) p->lg->on_peer_failed(s);
+    }
+    for (int32_t s : slots) {
+      std::vector<uint8_t> dets = (*this)[s].stored;
+      procs[static_cast<size_t>(s)] = std::make_unique<Proc>(this, s, static_cast<int32_t>(procs.size()));
+      (*this)[s].stored = dets;
+      (*this)[s].lg->start_replay(dets);
+    }
+    for (int32_t s : slots)
+      for (auto& p : procs)
+        if (p->slot != s) p->lg->peer_back(s);
+    return (*this)[*slots.begin()];
   }
 };
 
 bool Proc::send_frame(int32_t to, const std::vector<uint8_t>& bytes) {
-  if (net->dead[static_cast<size_t>(to)]) return false;
   net->frames.emplace_back(slot, to, bytes);
   return true;
 }
 
-void Proc::transmit(int32_t to, const LogEntry& e, uint64_t) {
-  net->wire.emplace_back(to, Msg{slot, e.seq, e.checksum, std::string(reinterpret_cast<char*>(e.data), e.env.len)});
+bool Proc::inject(int32_t to, const LogEntry& e) {
+  put(to, Msg{slot, e.seq, e.checksum, std::string(reinterpret_cast<char*>(e.data), e.env.len)});
+  return true;
 }
+
+void Proc::put(int32_t to, const Msg& m) { net->wire.emplace_back(to, m); }
 
 std::string payloads(const std::deque<Msg>& d, int32_t src) {
   std::string s;
@@ -132,60 +145,44 @@ TEST(Logger, RestartedReceiverGetsEverythingAgainInOrder) {
   net[0].send(1, "b");
   net.run();
   EXPECT_EQ(payloads(net[1].delivered, 0), "a,b,");
-  Proc& b = net.restart(1);
-  EXPECT_FALSE(b.lg->ready());  // waits for both HAVE answers
+  Proc& b = net.restart({1});
+  EXPECT_TRUE(b.lg->replaying());
   net.run();
-  EXPECT_TRUE(b.lg->ready());
   EXPECT_EQ(payloads(b.delivered, 0), "a,b,");
   EXPECT_EQ(payloads(b.delivered, 2), "x,");
   EXPECT_EQ(net[0].lg->stats().resent, 2u);
-  // Sends to it after the restart follow the resent ones.
+  EXPECT_EQ(b.lg->resent_to_me(), 3u);
+  EXPECT_TRUE(b.lg->take_caught_up());  // no determinants, every message back
+  EXPECT_FALSE(b.lg->take_caught_up());  // reported once
   net[0].send(1, "c");
   net.run();
   EXPECT_EQ(payloads(b.delivered, 0), "a,b,c,");
 }
 
-TEST(Logger, SendsToADeadPeerWaitForItsHello) {
-  Net net(2);
-  net[0].send(1, "a");
-  net.run();
-  net.dead[1] = true;
-  net[0].lg->on_peer_failed(1);
-  EXPECT_EQ(net[0].send(1, "b"), Logger::SendAction::kQueued);
-  net.run();
-  net.dead[1] = false;
-  Proc& b = net.restart(1);
-  net.run();
-  EXPECT_EQ(payloads(b.delivered, 0), "a,b,");
-}
-
-TEST(Logger, ReplaySuppressesWhatPeersHaveAndSendsTheRest) {
+TEST(Logger, ReplayedSendsArriveAsDuplicatesAndAreDropped) {
   Net net(2);
   net[1].send(0, "m1");
   net[1].send(0, "m2");
   net.run();
-  Proc& b = net.restart(1);
+  Proc& b = net.restart({1});
   net.run();
-  ASSERT_TRUE(b.lg->ready());
-  EXPECT_EQ(b.send(0, "m1"), Logger::SendAction::kSuppressed);
-  EXPECT_FALSE(b.lg->take_caught_up());  // rank 0 has m2 too
-  EXPECT_EQ(b.send(0, "m2"), Logger::SendAction::kSuppressed);
-  EXPECT_TRUE(b.lg->take_caught_up());
-  EXPECT_FALSE(b.lg->take_caught_up());  // reported once
-  EXPECT_EQ(b.send(0, "m3"), Logger::SendAction::kSent);
+  b.send(0, "m1");
+  b.send(0, "m2");
+  b.send(0, "m3");
   net.run();
   EXPECT_EQ(payloads(net[0].delivered, 1), "m1,m2,m3,");
-  EXPECT_EQ(b.lg->stats().suppressed, 2u);
+  EXPECT_EQ(net[0].lg->stats().duplicates, 2u);
 }
 
 TEST(Logger, ReplayThatSendsSomethingElseIsADivergenceNamingTheRank) {
   Net net(2);
   net[1].send(0, "seed=42");
   net.run();
-  Proc& b = net.restart(1);
+  Proc& b = net.restart({1});
   net.run();
+  b.send(0, "seed=43");
   try {
-    b.send(0, "seed=43");
+    net.run();
     FAIL() << "no divergence detected";
   } catch (const Fatal& f) {
     std::string m = f.what();
@@ -194,46 +191,59 @@ TEST(Logger, ReplayThatSendsSomethingElseIsADivergenceNamingTheRank) {
   }
 }
 
-TEST(Logger, DuplicateThatDiffersIsCaughtByTheReceiver) {
-  Net net(2);
-  net[1].send(0, "v1");
-  net.run();
-  EXPECT_THROW(net[0].lg->accept(1, 1, 12345), Fatal);
-  EXPECT_FALSE(net[0].lg->accept(1, 1, net[0].delivered[0].checksum));  // same copy: dropped quietly
-  EXPECT_EQ(net[0].lg->stats().duplicates, 2u);
+TEST(Logger, ForcedOutcomeThatCannotBeMetIsADivergence) {
+  Net net(3);
+  auto& o = net[0].lg->outcomes();
+  o.matched(o.next_wildcard(), 2, 1);
+  net[0].lg->flush_determinants();
+  net[0].ack_all();
+  Proc& a = net.restart({0});
+  auto& r = a.lg->outcomes();
+  r.matched(r.next_wildcard(), 1, 1);  // took another sender
+  try {
+    a.lg->check_divergence();
+    FAIL();
+  } catch (const Fatal& f) {
+    EXPECT_NE(std::string(f.what()).find("rank 0: replay diverged (wildcard #0"), std::string::npos) << f.what();
+  }
 }
 
 TEST(Logger, PessimismHoldsSendsUntilDeterminantsAreAcked) {
   Net net(2);
-  net[0].lg->outcomes().matched(1, 1);
-  EXPECT_EQ(net[0].send(1, "after-any"), Logger::SendAction::kQueued);
+  auto& o = net[0].lg->outcomes();
+  o.matched(o.next_wildcard(), 1, 1);
+  EXPECT_FALSE(net[0].send(1, "after-any"));
   EXPECT_EQ(net[0].unacked_batches, 1u);
   net.run();
   EXPECT_TRUE(net[1].delivered.empty());
   net[0].ack_all();
   net.run();
   EXPECT_EQ(payloads(net[1].delivered, 0), "after-any,");
-  // Named traffic alone never waits.
-  EXPECT_EQ(net[0].send(1, "n"), Logger::SendAction::kSent);
+  EXPECT_TRUE(net[0].send(1, "n"));  // named traffic alone never waits
 }
 
-TEST(Logger, RestartedProcessReplaysItsDeterminants) {
+TEST(Logger, RestartedProcessReplaysItsDeterminantsThenCatchesUp) {
   Net net(3);
-  net[0].lg->outcomes().matched(2, 1);
-  net[0].lg->outcomes().wtime(3.25);
+  auto& o = net[0].lg->outcomes();
+  o.matched(o.next_wildcard(), 2, 1);
+  o.wtime(3.25);
   net[0].send(1, "x");  // flushes the batch
   net[0].ack_all();
+  net[2].send(0, "y");
   net.run();
-  Proc& a = net.restart(0);
+  Proc& a = net.restart({0});
   net.run();
-  Outcomes& o = a.lg->outcomes();
-  ASSERT_TRUE(o.forced_match());
-  EXPECT_EQ(o.forced_match()->slot, 2);
-  EXPECT_TRUE(o.matched(2, 1));
-  EXPECT_EQ(o.wtime(99.0), 3.25);
-  EXPECT_FALSE(o.replaying());
-  EXPECT_EQ(a.send(1, "x"), Logger::SendAction::kSuppressed);
+  Outcomes& r = a.lg->outcomes();
+  uint64_t w = r.next_wildcard();
+  ASSERT_TRUE(r.forced_match(w));
+  EXPECT_EQ(r.forced_match(w)->slot, 2);
+  EXPECT_FALSE(a.lg->take_caught_up());
+  EXPECT_TRUE(r.matched(w, 2, 1));
+  EXPECT_EQ(r.wtime(99.0), 3.25);
   EXPECT_TRUE(a.lg->take_caught_up());
+  a.send(1, "x");
+  net.run();
+  EXPECT_EQ(net[1].lg->stats().duplicates, 1u);
 }
 
 TEST(Logger, TwoRestartedPeersExchangeEverything) {
@@ -242,19 +252,15 @@ TEST(Logger, TwoRestartedPeersExchangeEverything) {
   net[1].send(0, "q");
   net[2].send(0, "r");
   net.run();
-  net.dead[0] = net.dead[1] = true;
-  for (int s : {0, 1}) net[2].lg->on_peer_failed(s);
-  net.dead[0] = false;
-  Proc& a = net.restart(0);
-  net.dead[1] = false;
-  Proc& b = net.restart(1);
+  net.restart({0, 1});
+  Proc& a = net[0];
+  Proc& b = net[1];
   net.run();
-  EXPECT_TRUE(a.lg->ready());
-  EXPECT_TRUE(b.lg->ready());
   EXPECT_EQ(payloads(a.delivered, 2), "r,");
-  // Both replay: what they send now is new to the other incarnation.
-  EXPECT_EQ(a.send(1, "p"), Logger::SendAction::kSent);
-  EXPECT_EQ(b.send(0, "q"), Logger::SendAction::kSent);
+  EXPECT_TRUE(a.delivered.size() == 1 && b.delivered.empty());
+  EXPECT_TRUE(a.lg->take_caught_up());
+  a.send(1, "p");
+  b.send(0, "q");
   net.run();
   EXPECT_EQ(payloads(b.delivered, 0), "p,");
   EXPECT_EQ(payloads(a.delivered, 1), "q,");
@@ -263,22 +269,22 @@ TEST(Logger, TwoRestartedPeersExchangeEverything) {
 TEST(Logger, LimitEndsTheJobWithAClearMessage) {
   struct Small : Wire {
     bool send_frame(int32_t, const std::vector<uint8_t>&) override { return true; }
-    void transmit(int32_t, const LogEntry&, uint64_t) override {}
+    bool inject(int32_t, const LogEntry&) override { return true; }
     void log_determinants(const std::vector<uint8_t>&) override {}
-    size_t max_frame_bytes() const override { return 1024; }
     [[noreturn]] void fatal(const std::string& m) override { throw Fatal(m); }
   } w;
   Logger lg(w, 0, 2, 100);
   Envelope env;
   env.len = 80;
   ASSERT_NE(lg.reserve(1, env), nullptr);
-  lg.commit(1, 0);
+  lg.commit(1, 1, 0);
   try {
     lg.reserve(1, env);
     FAIL();
   } catch (const Fatal& f) {
     EXPECT_NE(std::string(f.what()).find("FTMPI_LOG_LIMIT"), std::string::npos);
   }
+  EXPECT_THROW(lg.commit(1, 5, 0), Fatal);  // not the channel's next number
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ TEST(Outcomes, NamedTrafficRecordsNothingAndNeverBlocksSends) {
 
 TEST(Outcomes, PessimismHoldsSendsUntilTheBatchIsAcked) {
   Outcomes o;
-  o.matched(2, 5);
+  o.matched(o.next_wildcard(), 2, 5);
   EXPECT_FALSE(o.may_send());
   std::vector<uint8_t> b;
   ASSERT_TRUE(o.take_batch(b));
@@ -44,14 +44,14 @@ TEST(Outcomes, PessimismHoldsSendsUntilTheBatchIsAcked) {
 
 TEST(Outcomes, ReplayForcesEveryKindInOrder) {
   Outcomes live;
-  live.matched(3, 1);
+  live.matched(live.next_wildcard(), 3, 1);
   EXPECT_EQ(live.wtime(10.5), 10.5);
   live.polled(false);
   live.polled(false);
   live.polled(true);   // polls 0,1 failed, 2 succeeded
   live.polled(true);   // 3 succeeded
   live.polled(false);  // 4 failed, then a Wait (no poll)
-  live.matched(1, 1);
+  live.matched(live.next_wildcard(), 1, 1);
   live.completed({2, 0});
   live.cancel_outcome(true);
   EXPECT_EQ(live.wtick(1e-6), 1e-6);
@@ -62,9 +62,10 @@ TEST(Outcomes, ReplayForcesEveryKindInOrder) {
   Outcomes r;
   r.load(dets);
   EXPECT_TRUE(r.replaying());
-  ASSERT_TRUE(r.forced_match());
-  EXPECT_EQ(r.forced_match()->slot, 3);
-  EXPECT_TRUE(r.matched(3, 1));
+  uint64_t w0 = r.next_wildcard();
+  ASSERT_TRUE(r.forced_match(w0));
+  EXPECT_EQ(r.forced_match(w0)->slot, 3);
+  EXPECT_TRUE(r.matched(w0, 3, 1));
   EXPECT_EQ(r.wtime(99.0), 10.5);  // the logged value, not the new clock
   EXPECT_EQ(r.poll_verdict(), PollVerdict::kFail);
   r.polled(false);
@@ -76,8 +77,9 @@ TEST(Outcomes, ReplayForcesEveryKindInOrder) {
   r.polled(true);
   EXPECT_EQ(r.poll_verdict(), PollVerdict::kFail);
   r.polled(false);
-  EXPECT_EQ(r.forced_match()->slot, 1);
-  EXPECT_TRUE(r.matched(1, 1));
+  uint64_t w1 = r.next_wildcard();
+  EXPECT_EQ(r.forced_match(w1)->slot, 1);
+  EXPECT_TRUE(r.matched(w1, 1, 1));
   EXPECT_EQ(r.forced_completion(), (std::vector<int32_t>{2, 0}));
   EXPECT_TRUE(r.completed({2, 0}));
   EXPECT_EQ(r.forced_cancel(), true);
@@ -103,10 +105,10 @@ TEST(Outcomes, ReplayForcesEveryKindInOrder) {
 
 TEST(Outcomes, WrongMatchIsADivergence) {
   Outcomes live;
-  live.matched(2, 4);
+  live.matched(live.next_wildcard(), 2, 4);
   Outcomes r;
   r.load(flushed(live));
-  EXPECT_FALSE(r.matched(2, 5));
+  EXPECT_FALSE(r.matched(r.next_wildcard(), 2, 5));
   EXPECT_TRUE(r.diverged());
   EXPECT_NE(r.divergence().find("slot 2 seq 4"), std::string::npos) << r.divergence();
 }
@@ -133,14 +135,35 @@ TEST(Outcomes, DifferentCompletionSetIsADivergence) {
 
 TEST(Outcomes, UnflushedTailIsLiveAgain) {
   Outcomes live;
-  live.matched(0, 1);
+  live.matched(live.next_wildcard(), 0, 1);
   auto dets = flushed(live);
-  live.matched(1, 1);  // never flushed: nobody saw its consequences
+  live.matched(live.next_wildcard(), 1, 1);  // never flushed: nobody saw its consequences
   Outcomes r;
   r.load(dets);
-  EXPECT_TRUE(r.matched(0, 1));
-  EXPECT_FALSE(r.forced_match());
-  EXPECT_TRUE(r.matched(2, 1));  // a different choice is fine now
+  EXPECT_TRUE(r.matched(r.next_wildcard(), 0, 1));
+  uint64_t w = r.next_wildcard();
+  EXPECT_FALSE(r.forced_match(w));
+  EXPECT_TRUE(r.matched(w, 2, 1));  // a different choice is fine now
+  EXPECT_FALSE(r.diverged());
+}
+
+TEST(Outcomes, WildcardsAreKeyedByPostingOrderNotMatchOrder) {
+  Outcomes live;
+  uint64_t a = live.next_wildcard(), b = live.next_wildcard();
+  live.matched(b, 4, 1);  // the later receive matched first (another tag)
+  live.matched(a, 2, 7);
+  uint64_t p = live.next_wildcard();
+  (void)p;  // a probe that found nothing
+  Outcomes r;
+  r.load(flushed(live));
+  uint64_t ra = r.next_wildcard(), rb = r.next_wildcard();
+  EXPECT_EQ(r.forced_match(ra)->slot, 2);
+  EXPECT_EQ(r.forced_match(rb)->slot, 4);
+  EXPECT_TRUE(r.matched(ra, 2, 7));
+  EXPECT_TRUE(r.replaying());
+  EXPECT_TRUE(r.matched(r.next_wildcard(), 9, 9, true));  // replayed failed probe: nothing to check
+  EXPECT_TRUE(r.matched(rb, 4, 1));
+  EXPECT_FALSE(r.replaying());
   EXPECT_FALSE(r.diverged());
 }
 
