@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Runs every MPI test program of tests/mpi that makes no FT call under
+--ft-transparent, with one kill and with three kills (fixed seeds, rank 0
+included), each with the same checks as its own CTest entry.
+
+  run_matrix.py BUILD_DIR [--filter REGEX] [--jobs-timeout S]
+
+The test list comes from `ctest --show-only=json-v1`: every test that runs a
+program of BUILD_DIR/tests/mpi through run_job.py and expects exit status 0,
+minus the fault-tolerance tests (FT modes, failures, injections). For each,
+the launcher gets --ft-transparent and the kills; the figures at the end say
+how many runs passed and how many kills hit a running job.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+# Programs that exercise FT-MPI calls or failures themselves.
+EXCLUDE = re.compile(r"(^ft\.|\.kill|\.abort|\.exit_early|failure|fatal|errors|pending|examples|"
+                     r"\.timeline|\.inject|singleton|signal|stdin)")
+
+
+def load_tests(build):
+    out = subprocess.run(["ctest", "--test-dir", build, "--show-only=json-v1"], stdout=subprocess.PIPE,
+                         check=True).stdout
+    tests = []
+    for t in json.loads(out)["tests"]:
+        cmd = t.get("command") or []
+        if len(cmd) < 3 or not cmd[1].endswith("run_job.py") or "--" not in cmd:
+            continue
+        name = t["name"]
+        if EXCLUDE.search(name) or "--expect-exit" in cmd:
+            continue
+        sep = cmd.index("--")
+        launch = cmd[sep + 1:]
+        if not launch or not launch[0].endswith("ftmpirun"):
+            continue
+        if any(a.startswith("--ft-") or a.startswith("--inject") for a in launch):
+            continue
+        if "/tests/mpi/" not in " ".join(launch):
+            continue
+        env = {}
+        for p in t.get("properties", []):
+            if p["name"] == "ENVIRONMENT":
+                for kv in p["value"]:
+                    k, _, v = kv.partition("=")
+                    env[k] = v
+        tests.append((name, cmd, sep, env))
+    return tests
+
+
+def run(cmd, sep, env, kills, seed):
+    # run_job options, then the launcher with transparent mode and the kills.
+    launch = cmd[sep + 1:]
+    np_at = launch.index("-np") + 2
+    extra = ["--ft-transparent", "--inject-seed", str(seed), "--summary"]
+    for k in kills:
+        extra += ["--inject", k]
+    new = cmd[:sep + 1] + launch[:np_at] + extra + launch[np_at:]
+    t0 = time.time()
+    p = subprocess.run(new, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, **env))
+    err = p.stderr.decode(errors="replace")
+    died = len(re.findall(r"rank \d+ .*(died|killed)", err))
+    return p.returncode == 0, died, time.time() - t0, p.stdout.decode(errors="replace") + err
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--filter", default="")
+    ap.add_argument("--verbose", action="store_true")
+    a = ap.parse_args()
+    tests = [t for t in load_tests(a.build) if re.search(a.filter, t[0])]
+    plans = {
+        "1 kill": (["kill rank=0 at=30ms"], 1),
+        "3 kills": (["kill random at=20ms every=40ms count=3"], 7),
+    }
+    total = passed = hits = 0
+    failed = []
+    for name, cmd, sep, env in tests:
+        for label, (kills, seed) in plans.items():
+            ok, died, secs, text = run(cmd, sep, env, kills, seed)
+            total += 1
+            passed += ok
+            hits += died
+            print(f"{'ok  ' if ok else 'FAIL'} {name:45s} {label:8s} {died} kill(s) hit  {secs:5.1f} s", flush=True)
+            if not ok:
+                failed.append(f"{name} ({label})")
+                if a.verbose:
+                    print(text)
+    print(f"\nmatrix: {passed}/{total} runs passed, {hits} kills hit a running job, {len(tests)} programs")
+    for f in failed:
+        print("  failed: " + f)
+    return 0 if passed == total else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
