@@ -20,6 +20,7 @@ const char* kind_name(DetKind k) {
     case DetKind::kWtime: return "wtime";
     case DetKind::kWtick: return "wtick";
     case DetKind::kCancel: return "cancel";
+    case DetKind::kProbe: return "probe";
   }
   return "?";
 }
@@ -28,7 +29,8 @@ std::string describe(const Determinant& d) {
   char buf[160];
   switch (d.kind) {
     case DetKind::kMatch:
-      std::snprintf(buf, sizeof buf, "match #%llu: slot %d seq %llu", static_cast<unsigned long long>(d.index),
+    case DetKind::kProbe:
+      std::snprintf(buf, sizeof buf, "%s #%llu: slot %d seq %llu", kind_name(d.kind), static_cast<unsigned long long>(d.index),
                     d.slot, static_cast<unsigned long long>(d.seq));
       break;
     case DetKind::kPolls:
@@ -67,6 +69,7 @@ void encode_batch(const std::vector<Determinant>& dets, std::vector<uint8_t>& ou
     e.u64(d.index);
     switch (d.kind) {
       case DetKind::kMatch:
+      case DetKind::kProbe:
         e.i32(d.slot);
         e.u64(d.seq);
         break;
@@ -103,6 +106,7 @@ Err decode_batches(const uint8_t* bytes, size_t len, std::vector<Determinant>& o
       x.index = d.u64();
       switch (x.kind) {
         case DetKind::kMatch:
+        case DetKind::kProbe:
           x.slot = d.i32();
           x.seq = d.u64();
           break;

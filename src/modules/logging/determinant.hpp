@@ -3,7 +3,8 @@
 // channel order decides it. Each kind has its own event counter, and a
 // determinant names the event it belongs to by that counter (`index`):
 //
-//   kMatch       index-th wildcard receive/probe matched (slot, seq)
+//   kMatch       wildcard receive number `index` (posting order) matched (slot, seq)
+//   kProbe       index-th successful wildcard probe found (slot, seq)
 //   kPolls       poll calls index .. index+count-1 (Test family, Iprobe) failed
 //   kCompletion  index-th Waitany/Waitsome/Testany/Testsome returned `which`
 //   kWtime       index-th MPI_Wtime returned `value`
@@ -22,14 +23,22 @@
 
 namespace ftmpi::logging {
 
-enum class DetKind : uint8_t { kMatch = 1, kPolls = 2, kCompletion = 3, kWtime = 4, kWtick = 5, kCancel = 6 };
-inline constexpr int kDetKinds = 7;  // array size indexed by DetKind
+enum class DetKind : uint8_t {
+  kMatch = 1,
+  kPolls = 2,
+  kCompletion = 3,
+  kWtime = 4,
+  kWtick = 5,
+  kCancel = 6,
+  kProbe = 7,
+};
+inline constexpr int kDetKinds = 8;  // array size indexed by DetKind
 
 struct Determinant {
   DetKind kind = DetKind::kMatch;
   uint64_t index = 0;
-  int32_t slot = -1;         // kMatch: the sender's slot
-  uint64_t seq = 0;          // kMatch: the message's channel sequence number
+  int32_t slot = -1;         // kMatch, kProbe: the sender's slot
+  uint64_t seq = 0;          // kMatch, kProbe: the message's channel sequence number
   uint64_t count = 0;        // kPolls
   double value = 0;          // kWtime, kWtick
   bool flag = false;         // kCancel

@@ -60,7 +60,7 @@ std::optional<Outcomes::Forced> Outcomes::forced_match(uint64_t i) const {
   return Forced{it->second.slot, it->second.seq};
 }
 
-bool Outcomes::matched(uint64_t i, int32_t slot, uint64_t seq, bool probe) {
+bool Outcomes::matched(uint64_t i, int32_t slot, uint64_t seq) {
   if (auto it = matches_.find(i); it != matches_.end()) {
     const Determinant& d = it->second;
     bool same = d.slot == slot && d.seq == seq;
@@ -72,9 +72,33 @@ bool Outcomes::matched(uint64_t i, int32_t slot, uint64_t seq, bool probe) {
     ++replayed_;
     return same;
   }
-  if (probe && remaining_ > 0) return true;
   Determinant d;
   d.kind = DetKind::kMatch;
+  d.index = i;
+  d.slot = slot;
+  d.seq = seq;
+  record(std::move(d));
+  return true;
+}
+
+std::optional<Outcomes::Forced> Outcomes::forced_probe() const {
+  const Determinant* d = head(DetKind::kProbe);
+  if (!d) return std::nullopt;
+  return Forced{d->slot, d->seq};
+}
+
+bool Outcomes::probed(int32_t slot, uint64_t seq) {
+  uint64_t i = counter_[at(DetKind::kProbe)]++;
+  if (const Determinant* d = head(DetKind::kProbe)) {
+    bool same = d->index == i && d->slot == slot && d->seq == seq;
+    if (!same)
+      diverge("wildcard probe #" + std::to_string(i) + " found slot " + std::to_string(slot) + " message " +
+              std::to_string(seq) + ", the log says " + describe(*d));
+    consume(DetKind::kProbe);
+    return same;
+  }
+  Determinant d;
+  d.kind = DetKind::kProbe;
   d.index = i;
   d.slot = slot;
   d.seq = seq;

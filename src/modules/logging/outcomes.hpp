@@ -45,7 +45,7 @@ class Outcomes {
   bool diverged() const { return !divergence_.empty(); }
   const std::string& divergence() const { return divergence_; }
 
-  // Wildcard receives and probes are numbered in the order they are posted
+  // Wildcard receives are numbered in the order they are posted
   // (a later one may match first: their determinants are keyed by that
   // number, not by the order of matching). next_wildcard() numbers one.
   uint64_t next_wildcard() { return counter_[static_cast<size_t>(DetKind::kMatch)]++; }
@@ -56,10 +56,13 @@ class Outcomes {
   // Replay: the message wildcard #i matched in the dead incarnation.
   std::optional<Forced> forced_match(uint64_t i) const;
   // Wildcard #i matched (slot, seq): recorded live, checked against the log
-  // in a replay (false: diverged). A probe that found nothing logs nothing,
-  // so a replayed probe without a determinant records nothing either
-  // (`probe`: it failed in the dead incarnation).
-  bool matched(uint64_t i, int32_t slot, uint64_t seq, bool probe = false);
+  // in a replay (false: diverged).
+  bool matched(uint64_t i, int32_t slot, uint64_t seq);
+
+  // Successful wildcard probes, numbered in their own order (a probe that
+  // finds nothing logs nothing; p2p may look many times for one probe).
+  std::optional<Forced> forced_probe() const;
+  bool probed(int32_t slot, uint64_t seq);
 
   PollVerdict poll_verdict() const;
   void polled(bool success);

@@ -152,8 +152,7 @@ TEST(Outcomes, WildcardsAreKeyedByPostingOrderNotMatchOrder) {
   uint64_t a = live.next_wildcard(), b = live.next_wildcard();
   live.matched(b, 4, 1);  // the later receive matched first (another tag)
   live.matched(a, 2, 7);
-  uint64_t p = live.next_wildcard();
-  (void)p;  // a probe that found nothing
+  live.probed(5, 3);
   Outcomes r;
   r.load(flushed(live));
   uint64_t ra = r.next_wildcard(), rb = r.next_wildcard();
@@ -161,10 +160,12 @@ TEST(Outcomes, WildcardsAreKeyedByPostingOrderNotMatchOrder) {
   EXPECT_EQ(r.forced_match(rb)->slot, 4);
   EXPECT_TRUE(r.matched(ra, 2, 7));
   EXPECT_TRUE(r.replaying());
-  EXPECT_TRUE(r.matched(r.next_wildcard(), 9, 9, true));  // replayed failed probe: nothing to check
+  ASSERT_TRUE(r.forced_probe());
+  EXPECT_EQ(r.forced_probe()->seq, 3u);
+  EXPECT_FALSE(r.probed(5, 4));  // found another message
+  EXPECT_TRUE(r.diverged());
   EXPECT_TRUE(r.matched(rb, 4, 1));
   EXPECT_FALSE(r.replaying());
-  EXPECT_FALSE(r.diverged());
 }
 
 }  // namespace
