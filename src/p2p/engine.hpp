@@ -221,9 +221,12 @@ class Engine final : public transport::Sink, public rte::EventSink {
   // anything change" test for upper layers watching a member list).
   uint64_t failure_count() const { return failures_; }
   // Is this process alive as far as the runtime has told us?
+  // A module that hides failures keeps the communicators' old incarnations:
+  // the slot's current incarnation stands for them.
   bool alive(ProcId p) const {
-    return p.slot >= 0 && static_cast<size_t>(p.slot) < peers_.size() &&
-           peers_[static_cast<size_t>(p.slot)].alive && peers_[static_cast<size_t>(p.slot)].inc == p.incarnation;
+    if (p.slot < 0 || static_cast<size_t>(p.slot) >= peers_.size()) return false;
+    const Peer& q = peers_[static_cast<size_t>(p.slot)];
+    return q.alive && (q.inc == p.incarnation || (module_ && p.incarnation < q.inc));
   }
 
   // One non-blocking pass over everything; returns the number of events.
@@ -268,6 +271,15 @@ class Engine final : public transport::Sink, public rte::EventSink {
   void on_proc_failed(ProcId who, uint64_t event_seq) override;
   void on_job_abort(int exit_code) override;
   void on_recovery_done(const rte::RecoveryResult& r) override;
+  // Transparent mode: a hidden failure's slot runs again (peer_restarted),
+  // and the event logger's acknowledgements go to the module.
+  void on_proc_restarted(ProcId new_id, const rte::Card& card) override {
+    (void)new_id;
+    if (module_) peer_restarted(card);
+  }
+  void on_determinants_acked(uint64_t batch) override {
+    if (module_) module_->on_determinants_acked(batch);
+  }
 
  private:
   enum class Via : uint8_t { kNone, kSelf, kShm, kTcp };

@@ -21,6 +21,7 @@ Envelope Engine::envelope_of(const MatchHdr& h) const {
   e.epoch = h.epoch;
   e.len = h.len;
   e.seq = h.seq;
+  e.sum = h.sum;
   e.sync = (h.flags & kFlagSync) != 0;
   return e;
 }
@@ -37,7 +38,9 @@ bool Engine::announce_send(Peer& p, int32_t slot, Request* r) {
   e.len = r->data.bytes();
   e.seq = r->seq;
   e.sync = r->mode == SendMode::kSync;
-  if (module_->on_send(e, r->data) != SendVerdict::kHold || p.via == Via::kSelf) return false;
+  const SendVerdict v = module_->on_send(e, r->data);
+  r->sum = e.sum;
+  if (v != SendVerdict::kHold || p.via == Via::kSelf) return false;
   queue_send(p, slot, r, true);
   return true;
 }
@@ -183,6 +186,7 @@ bool Engine::inject(int32_t slot, const Envelope& e, const void* data, uint64_t 
   r->ctx = e.ctx;
   r->tag = e.tag;
   r->seq = e.seq;
+  r->sum = e.sum;
   r->peer_rank = -1;
   r->peer_slot = slot;
   r->peer_inc = p.inc;

@@ -47,6 +47,7 @@ struct Envelope {
   uint64_t len = 0;   // packed bytes
   uint64_t seq = 0;   // channel sequence number: per ordered pair of slots, from 1
   bool sync = false;  // synchronous send: the sender waits for the match
+  uint64_t sum = 0;   // module checksum carried by the message (on_send sets it)
 };
 
 enum class SendVerdict : uint8_t {
@@ -78,7 +79,8 @@ class ModuleSeam {
   // packed bytes (the user may reuse the buffer as soon as the send
   // completes, which for an eager message is at once). kHold is honoured for
   // other processes only.
-  virtual SendVerdict on_send(const Envelope& e, TypedBuffer& data) = 0;
+  // It may set e.sum, which the message carries (MatchHdr::sum).
+  virtual SendVerdict on_send(Envelope& e, TypedBuffer& data) = 0;
 
   // An EAGER or RTS from another process, accepted by the frame guard, before
   // it is matched or queued. Frames a module injected are seen here too on
@@ -116,6 +118,10 @@ class ModuleSeam {
   // logged messages the new incarnation must get again (Engine::inject).
   // Frames reach the new incarnation once this returns.
   virtual void on_peer_back(ProcId who) = 0;
+
+  // The runtime's event logger acknowledged determinant batches up to
+  // `batch` (rte::EventSink::on_determinants_acked, forwarded).
+  virtual void on_determinants_acked(uint64_t batch) { (void)batch; }
 };
 
 }  // namespace ftmpi::p2p

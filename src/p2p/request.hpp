@@ -80,6 +80,7 @@ struct RequestState {
   // message's. want_seq: a forced wildcard receive's only message (0: any).
   uint64_t seq = 0;
   uint64_t want_seq = 0;
+  uint64_t sum = 0;  // send: the module checksum it carries (MatchHdr::sum)
 
   // Outcome (what MPI_Status reports). st_slot: the sender of a received
   // message, so a status read after a SHRINK recovery shows its new rank.

@@ -24,6 +24,7 @@ MatchHdr make_match(const Request& r, MsgType t, ProcId self, uint32_t epoch, ui
   h.len = len;
   h.sreq = r.id;
   h.seq = r.seq;
+  h.sum = r.sum;
   return h;
 }
 }  // namespace

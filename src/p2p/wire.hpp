@@ -19,8 +19,8 @@
 namespace ftmpi::p2p {
 
 // spec/wire-p2p.md's version of these layouts. 2: MatchHdr carries the
-// channel sequence number (48 -> 56 bytes).
-inline constexpr uint32_t kWireVersion = 2;
+// channel sequence number (48 -> 56 bytes); 3: a module checksum (64 bytes).
+inline constexpr uint32_t kWireVersion = 3;
 
 enum class MsgType : uint8_t {
   kEager = 1,
@@ -52,8 +52,12 @@ struct MatchHdr {
   // sender in the order its sends start (self included). Matching does not
   // need it (frames of a pair arrive in order); a module does (module_seam.hpp).
   uint64_t seq;
+  // A module's checksum of the message (payload and envelope), 0 without
+  // one: a receiver compares the copy a restarted sender sends again with
+  // the one it accepted (spec/transparent-mode.md §2).
+  uint64_t sum;
 };
-static_assert(sizeof(MatchHdr) == 56);
+static_assert(sizeof(MatchHdr) == 64);
 
 // One (address, length) pair of an RTS's iovec list.
 struct RtsIov {

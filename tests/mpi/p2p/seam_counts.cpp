@@ -32,7 +32,7 @@ struct Counter final : ftmpi::p2p::ModuleSeam {
   int32_t force_slot = -1;
   int force_polls = -1;  // >= 0: the next polls report 0 until this many, then success
 
-  ftmpi::p2p::SendVerdict on_send(const ftmpi::p2p::Envelope& e, ftmpi::p2p::TypedBuffer& data) override {
+  ftmpi::p2p::SendVerdict on_send(ftmpi::p2p::Envelope& e, ftmpi::p2p::TypedBuffer& data) override {
     ++sends;
     // (MPI_Init's own traffic came before the module: the first number seen is the base.)
     if (sent_seq.count(e.dst_slot) && e.seq != sent_seq[e.dst_slot] + 1) ++seq_errors;
