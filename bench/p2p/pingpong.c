@@ -5,13 +5,15 @@
  *   lat <bytes> <half round trip in microseconds>
  *   bw  <bytes> <MB/s, 10^6 bytes per second>
  * Iteration counts are calibrated per size so that each point takes about
- * `target` seconds (argv[1], default 0.3). */
+ * `target` seconds (argv[1], default 0.3); argv[2] is the largest size;
+ * argv[3] "any" makes the ping-pong receives MPI_ANY_SOURCE. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int rank;
+static int any_source;
 
 static int calibrate(double seconds_per_iter, double target, int lo, int hi) {
   int n = seconds_per_iter > 0 ? (int)(target / seconds_per_iter) : hi;
@@ -30,9 +32,9 @@ static double pingpong(char* buf, int bytes, int iters) {
   for (int i = 0; i < iters; ++i) {
     if (rank == 0) {
       MPI_Send(buf, bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-      MPI_Recv(buf, bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(buf, bytes, MPI_BYTE, any_source ? MPI_ANY_SOURCE : 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
-      MPI_Recv(buf, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(buf, bytes, MPI_BYTE, any_source ? MPI_ANY_SOURCE : 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       MPI_Send(buf, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
     }
   }
@@ -63,6 +65,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   double target = argc > 1 ? atof(argv[1]) : 0.3;
   int max_bytes = argc > 2 ? atoi(argv[2]) : 4 << 20;
+  any_source = argc > 3 && strcmp(argv[3], "any") == 0;
   if (rank >= 2) {
     /* Waiting in MPI_Recv for the whole run, as an idle rank of a real job would. */
     char done;

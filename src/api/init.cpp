@@ -11,10 +11,13 @@
 #include "api/pmpi.hpp"
 #include "base/clock.hpp"
 #include "base/log.hpp"
+#include "base/params.hpp"
 
 namespace ftmpi::api {
 namespace {
 Phase g_phase = Phase::kBefore;
+// Sender-log memory per process in transparent mode (FTMPI_LOG_LIMIT).
+constexpr uint64_t kDefaultLogLimit = 1ull << 30;
 Runtime* g_rt = nullptr;
 
 void make_predefined(Runtime& r) {
@@ -92,18 +95,27 @@ int PMPI_Init(int* argc, char*** argv) {
     r->processor_name = host;
   }
   r->engine.set_progress_hook(&r->nbc);
+  if (r->boot.modes.transparent != rte::Transparent::kNone) {
+    // Before anything moves: every message from here on is logged, and a
+    // restarted incarnation replays from here (spec/transparent-mode.md).
+    r->logging = std::make_unique<logging::Module>(r->engine, r->client,
+                                                   params::get_size("FTMPI_LOG_LIMIT", kDefaultLogLimit));
+    if (r->boot.restarted) r->logging->start_replay();
+  }
   g_rt = r.release();
   make_predefined(*g_rt);
   g_rt->main_thread = std::this_thread::get_id();
   ft_attach(*g_rt);
   g_phase = Phase::kRunning;
-  return g_rt->boot.restarted ? MPI_INIT_RESTARTED_NODE : MPI_SUCCESS;
+  // Transparent mode: the program must not notice its restart.
+  return g_rt->boot.restarted && !g_rt->logging ? MPI_INIT_RESTARTED_NODE : MPI_SUCCESS;
 }
 FTMPI_WEAK_ALIAS(MPI_Init, PMPI_Init)
 
 int PMPI_Finalize(void) {
   Call call("MPI_Finalize");
   if (!call.running()) return MPI_ERR_OTHER;
+  if (g_rt->logging) g_rt->logging->finalize();
   Err e = g_rt->engine.finalize();
   g_phase = Phase::kFinalized;
   delete g_rt;
@@ -147,13 +159,19 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
 }
 FTMPI_WEAK_ALIAS(MPI_Get_processor_name, PMPI_Get_processor_name)
 
-double PMPI_Wtime(void) { return now_seconds(); }
+// Clock values are non-deterministic: transparent mode logs them (a replay
+// gets the dead incarnation's values).
+double PMPI_Wtime(void) {
+  double t = now_seconds();
+  return g_rt && g_rt->logging ? g_rt->logging->wtime(t) : t;
+}
 FTMPI_WEAK_ALIAS(MPI_Wtime, PMPI_Wtime)
 
 double PMPI_Wtick(void) {
   timespec ts;
   clock_getres(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  double t = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  return g_rt && g_rt->logging ? g_rt->logging->wtick(t) : t;
 }
 FTMPI_WEAK_ALIAS(MPI_Wtick, PMPI_Wtick)
 

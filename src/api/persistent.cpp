@@ -156,6 +156,9 @@ int PMPI_Test_cancelled(MPI_Status* status, int* flag) {
   if (!call.running()) return MPI_ERR_OTHER;
   if (!status || status == MPI_STATUS_IGNORE || !flag) return call.fail(nullptr, Err::kArg, "null argument");
   *flag = status->ftmpi_cancelled != 0;
+  // Whether a cancel won the race is non-deterministic: logged, and checked
+  // in a replay (a replay cannot undo a match, so it cannot force it).
+  if (rt()->logging) rt()->logging->cancel_outcome(*flag != 0);
   return MPI_SUCCESS;
 }
 FTMPI_WEAK_ALIAS(MPI_Test_cancelled, PMPI_Test_cancelled)

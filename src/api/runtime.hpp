@@ -14,6 +14,7 @@
 #include "comm/model/communicator.hpp"
 #include "dtype/datatype.hpp"
 #include "ftmodes/controller.hpp"
+#include "modules/logging/module.hpp"
 #include "mpi.h"
 #include "p2p/engine.hpp"
 #include "rte/client/client.hpp"
@@ -92,6 +93,9 @@ struct Runtime {
   // Datatype keyvals (MPI_Type_create_keyval): a number range of their own,
   // so a communicator keyval passed to a datatype call is caught.
   comm::KeyvalRegistry type_keyvals{kFirstTypeKeyval};
+  // Transparent mode (--ft-transparent): the message-logging module, null
+  // otherwise. Declared after the engine: it goes first.
+  std::unique_ptr<logging::Module> logging;
   // Fault tolerance (spec/ft-semantics.md): the state machine, and the
   // storage of the FTMPI_* attribute values handed out by MPI_Attr_get.
   std::unique_ptr<ft::Controller> ft;

@@ -8,11 +8,10 @@ InChannels::Verdict InChannels::arrive(int32_t src, uint64_t seq, uint64_t check
   if (src < 0) return Verdict::kGap;
   if (static_cast<size_t>(src) >= sums_.size()) sums_.resize(static_cast<size_t>(src) + 1);
   auto& v = sums_[static_cast<size_t>(src)];
-  if (seq == v.size() + 1) {
-    v.push_back(checksum);
-    return Verdict::kAccept;
-  }
-  return seq <= v.size() ? Verdict::kDuplicate : Verdict::kGap;
+  if (seq <= v.size()) return Verdict::kDuplicate;
+  v.resize(seq - 1, 0);  // skipped numbers: withdrawn messages
+  v.push_back(checksum);
+  return Verdict::kAccept;
 }
 
 uint64_t InChannels::received(int32_t src) const { return checksums(src).size(); }
@@ -28,7 +27,7 @@ uint64_t InChannels::checksum(int32_t src, uint64_t seq) const {
 
 bool InChannels::duplicate_differs(int32_t src, uint64_t seq, uint64_t sum) const {
   const auto& v = checksums(src);
-  return seq >= 1 && seq <= v.size() && v[seq - 1] != sum;
+  return seq >= 1 && seq <= v.size() && v[seq - 1] != 0 && v[seq - 1] != sum;
 }
 
 }  // namespace ftmpi::logging

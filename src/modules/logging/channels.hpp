@@ -3,8 +3,9 @@
 // InChannels, on a receiver: the messages accepted from each sender slot,
 // with the checksum of each, so that a copy a restarted sender sends again
 // is recognised, and caught if it differs.
-// A message whose sequence number is not the next one is a duplicate (old)
-// or a gap (a protocol error: channels are FIFO).
+// Numbers only grow on a channel; one may be skipped (a message its sender
+// withdrew before it left). A number not above the highest accepted is a
+// duplicate.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -15,11 +16,11 @@ namespace ftmpi::logging {
 
 class InChannels {
  public:
-  enum class Verdict : uint8_t { kAccept, kDuplicate, kGap };
+  enum class Verdict : uint8_t { kAccept, kDuplicate };
   Verdict arrive(int32_t src, uint64_t seq, uint64_t checksum);
   // Highest sequence number accepted from src (0: none).
   uint64_t received(int32_t src) const;
-  // Checksum of message `seq` from src (1 <= seq <= received(src)).
+  // Checksum of message `seq` from src (0: skipped or not received).
   uint64_t checksum(int32_t src, uint64_t seq) const;
   const std::vector<uint64_t>& checksums(int32_t src) const;
   // A duplicate whose checksum differs from the accepted one's.

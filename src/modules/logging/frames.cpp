@@ -12,6 +12,10 @@ std::vector<uint8_t> encode(const Resent& r) {
   return out;
 }
 
+std::vector<uint8_t> encode_done() { return {static_cast<uint8_t>(FrameKind::kDone)}; }
+
+uint8_t frame_kind(const uint8_t* p, size_t n) { return n > 0 ? p[0] : 0; }
+
 bool decode(const uint8_t* p, size_t n, Resent& out) {
   Decoder d(p, n);
   if (d.u8() != static_cast<uint8_t>(FrameKind::kResent)) return false;

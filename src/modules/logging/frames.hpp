@@ -7,6 +7,9 @@
 //           its determinants are replayed and it has taken every peer's
 //           messages up to there. A restarted process sends RESENT{0} to
 //           everybody at its start (its log is empty).
+//   DONE    the sender is in MPI_Finalize. Nobody leaves before every
+//           process's current incarnation said DONE: until then a peer may
+//           die and need our log.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -14,7 +17,7 @@
 
 namespace ftmpi::logging {
 
-enum class FrameKind : uint8_t { kResent = 1 };
+enum class FrameKind : uint8_t { kResent = 1, kDone = 2 };
 
 struct Resent {
   uint64_t upto = 0;
@@ -22,5 +25,7 @@ struct Resent {
 
 std::vector<uint8_t> encode(const Resent& r);
 bool decode(const uint8_t* p, size_t n, Resent& out);
+std::vector<uint8_t> encode_done();
+uint8_t frame_kind(const uint8_t* p, size_t n);  // 0: empty
 
 }  // namespace ftmpi::logging

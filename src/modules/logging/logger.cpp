@@ -1,5 +1,6 @@
 #include "modules/logging/logger.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "modules/logging/frames.hpp"
@@ -11,7 +12,11 @@ const char* const kNotDeterministic = "the program is not deterministic apart fr
 }
 
 Logger::Logger(Wire& wire, int32_t self_slot, int32_t world_size, uint64_t log_limit)
-    : wire_(wire), self_(self_slot), log_(log_limit), resent_upto_(static_cast<size_t>(world_size), 0) {}
+    : wire_(wire),
+      self_(self_slot),
+      log_(log_limit),
+      resent_upto_(static_cast<size_t>(world_size), -1),
+      done_(static_cast<size_t>(world_size), false) {}
 
 void Logger::diverged(const std::string& what) {
   wire_.fatal("rank " + std::to_string(self_) + ": replay diverged (" + what + "): " + kNotDeterministic);
@@ -30,7 +35,6 @@ void Logger::start_replay(const std::vector<uint8_t>& bytes) {
   replay_ = true;
   for (size_t s = 0; s < resent_upto_.size(); ++s) {
     if (static_cast<int32_t>(s) == self_) continue;
-    resent_upto_[s] = -1;
     // Another restarted process waits for our word too; we have nothing.
     wire_.send_frame(static_cast<int32_t>(s), encode(Resent{0}));
   }
@@ -64,11 +68,12 @@ uint8_t* Logger::reserve(int32_t dst, const Envelope& env) {
 }
 
 const LogEntry* Logger::commit(int32_t dst, uint64_t seq, uint64_t payload_hash) {
-  if (seq != log_.next_seq(dst))
+  const LogEntry* e = log_.commit(dst, seq, payload_hash);
+  if (!e)
     wire_.fatal("rank " + std::to_string(self_) + ": message " + std::to_string(seq) + " to rank " +
-                std::to_string(dst) + " is not the next of its channel (" + std::to_string(log_.next_seq(dst)) +
-                "): message logging missed a send");
-  return log_.commit(dst, payload_hash);
+                std::to_string(dst) + " comes after " + std::to_string(log_.next_seq(dst) - 1) +
+                " on its channel (message logging lost count)");
+  return e;
 }
 
 bool Logger::may_send() {
@@ -101,19 +106,26 @@ bool Logger::accept(int32_t src, uint64_t seq, uint64_t checksum) {
                     " to rank " + std::to_string(self_) + " differs from the one its dead incarnation sent): " +
                     kNotDeterministic);
       return false;
-    case InChannels::Verdict::kGap: break;
   }
-  wire_.fatal("rank " + std::to_string(self_) + ": message " + std::to_string(seq) + " from rank " +
-              std::to_string(src) + " arrived after " + std::to_string(in_.received(src)) +
-              " (message logging lost a message)");
-  std::abort();
+  return false;
 }
 
 void Logger::on_peer_failed(int32_t slot) {
   if (slot < 0 || static_cast<size_t>(slot) >= resent_upto_.size() || slot == self_) return;
-  // Its next incarnation has nothing of ours; if we replay we do not wait
-  // for its word (it will send RESENT{0} when it starts).
-  if (replay_) resent_upto_[static_cast<size_t>(slot)] = 0;
+  // Its next incarnation has nothing for us: a replay does not wait for
+  // its word (it sends RESENT{0} when it starts).
+  resent_upto_[static_cast<size_t>(slot)] = 0;
+  done_[static_cast<size_t>(slot)] = false;  // its next incarnation will say it again
+}
+
+void Logger::announce_done() {
+  done_[static_cast<size_t>(self_)] = true;
+  for (size_t s = 0; s < done_.size(); ++s)
+    if (static_cast<int32_t>(s) != self_) wire_.send_frame(static_cast<int32_t>(s), encode_done());
+}
+
+bool Logger::all_done() const {
+  return std::all_of(done_.begin(), done_.end(), [](bool d) { return d; });
 }
 
 void Logger::peer_back(int32_t slot) {
@@ -124,13 +136,21 @@ void Logger::peer_back(int32_t slot) {
     if (wire_.inject(slot, e)) ++stats_.resent;
   });
   wire_.send_frame(slot, encode(Resent{log_.next_seq(slot) - 1}));
+  // Already in MPI_Finalize: the new incarnation must hear it too.
+  if (done_[static_cast<size_t>(self_)]) wire_.send_frame(slot, encode_done());
 }
 
 void Logger::on_frame(int32_t from, const uint8_t* p, size_t n) {
   if (from < 0 || static_cast<size_t>(from) >= resent_upto_.size()) return;
+  if (frame_kind(p, n) == static_cast<uint8_t>(FrameKind::kDone)) {
+    done_[static_cast<size_t>(from)] = true;
+    return;
+  }
   Resent r;
   if (!decode(p, n, r)) return;
-  if (replay_) resent_upto_[static_cast<size_t>(from)] = static_cast<int64_t>(r.upto);
+  // Kept even before start_replay(): peers may answer our restart before
+  // MPI_Init got that far.
+  resent_upto_[static_cast<size_t>(from)] = static_cast<int64_t>(r.upto);
 }
 
 }  // namespace ftmpi::logging

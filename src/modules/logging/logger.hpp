@@ -86,6 +86,10 @@ class Logger {
   // Slot's next incarnation runs: queue our log for it again.
   void peer_back(int32_t slot);
   void on_frame(int32_t from, const uint8_t* p, size_t n);
+  // MPI_Finalize: tell every peer we are done; all_done() once every
+  // process's current incarnation has said so (a death clears its word).
+  void announce_done();
+  bool all_done() const;
 
   const SenderLog& log() const { return log_; }
   const InChannels& inbound() const { return in_; }
@@ -102,8 +106,9 @@ class Logger {
   SenderLog log_;
   InChannels in_;
   Outcomes outcomes_;
-  // Restarted: per slot, how far its resent messages go (-1: not told yet).
+  // Per slot, how far the messages it resent to us go (-1: not told yet).
   std::vector<int64_t> resent_upto_;
+  std::vector<bool> done_;  // per slot: its current incarnation is in MPI_Finalize
   bool replay_ = false;
   LoggerStats stats_;
 };

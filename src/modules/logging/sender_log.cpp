@@ -2,6 +2,8 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+
 #include "modules/logging/checksum.hpp"
 
 namespace ftmpi::logging {
@@ -52,10 +54,16 @@ uint8_t* SenderLog::reserve(int32_t dst, const Envelope& env) {
 }
 
 const LogEntry* SenderLog::commit(int32_t dst, uint64_t payload_hash) {
+  return commit(dst, next_seq(dst), payload_hash);
+}
+
+const LogEntry* SenderLog::commit(int32_t dst, uint64_t seq, uint64_t payload_hash) {
   if (!reserved_) return nullptr;
-  reserved_ = false;
   Channel& ch = chan(dst);
-  staged_.seq = ch.next++;
+  if (seq < ch.next) return nullptr;
+  reserved_ = false;
+  staged_.seq = seq;
+  ch.next = seq + 1;
   staged_.checksum = envelope_checksum(payload_hash, staged_.env.ctx, staged_.env.tag, staged_.env.len);
   chunks_[staged_.chunk].live += staged_.env.len;
   bytes_ += staged_.env.len;
@@ -81,8 +89,11 @@ const LogEntry* SenderLog::find(int32_t dst, uint64_t seq) const {
   if (dst < 0 || static_cast<size_t>(dst) >= chans_.size() || !chans_[static_cast<size_t>(dst)]) return nullptr;
   const auto& q = chans_[static_cast<size_t>(dst)]->entries;
   if (q.empty() || seq < q.front().seq || seq > q.back().seq) return nullptr;
-  // Entries of a channel are consecutive from front().seq.
-  return &q[seq - q.front().seq];
+  // Entries are in increasing order, nearly always consecutive.
+  const uint64_t guess = seq - q.front().seq;
+  if (guess < q.size() && q[guess].seq == seq) return &q[guess];
+  auto it = std::lower_bound(q.begin(), q.end(), seq, [](const LogEntry& e, uint64_t s) { return e.seq < s; });
+  return it != q.end() && it->seq == seq ? &*it : nullptr;
 }
 
 void SenderLog::release(const LogEntry& e) {

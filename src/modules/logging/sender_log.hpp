@@ -45,9 +45,12 @@ class SenderLog {
   // nothing is logged then and the caller ends the job.
   const LogEntry* append(int32_t dst, const Envelope& env, const void* data);
   // Appends a payload assembled by the caller in pieces: reserve, write the
-  // bytes, then commit with their checksum. Same limit rule.
+  // bytes, then commit with their checksum. Same limit rule. commit with a
+  // sequence number: the one p2p gave the message (numbers only grow; p2p
+  // may skip one it withdrew before it left); null if it does not grow.
   uint8_t* reserve(int32_t dst, const Envelope& env);
   const LogEntry* commit(int32_t dst, uint64_t payload_hash);
+  const LogEntry* commit(int32_t dst, uint64_t seq, uint64_t payload_hash);
 
   // Sequence number the next append to dst gets.
   uint64_t next_seq(int32_t dst) const;

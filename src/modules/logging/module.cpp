@@ -1,0 +1,278 @@
+#include "modules/logging/module.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "base/clock.hpp"
+#include "base/log.hpp"
+#include "modules/logging/checksum.hpp"
+
+namespace ftmpi::logging {
+
+namespace {
+// Packing into the log in pieces of this size keeps each piece in cache
+// for the hash that follows it.
+constexpr uint64_t kHashPiece = 64 << 10;
+constexpr int kDivergedExit = 1;
+}  // namespace
+
+Module::Module(p2p::Engine& engine, rte::Client& client, uint64_t log_limit)
+    : engine_(engine), client_(client), logger_(*this, engine.self().slot, engine.world_size(), log_limit) {
+  engine_.set_control_handler(kControlId, this);
+  engine_.set_module(this);
+}
+
+Module::~Module() {
+  engine_.set_module(nullptr);
+  engine_.set_control_handler(kControlId, nullptr);
+}
+
+void Module::start_replay() {
+  replay_start_ns_ = now_ns();
+  std::vector<uint8_t> dets;
+  if (!ok(client_.fetch_determinants(dets))) fatal("cannot fetch this process's determinants from the runtime");
+  logger_.start_replay(dets);
+  rte::ReplayStats st;
+  st.determinants = logger_.outcomes().to_replay();
+  client_.report_replay(rte::ReplayPhase::kStart, st);
+  FTMPI_LOG(kInfo, "logging", "replay starts: %llu determinants",
+            static_cast<unsigned long long>(st.determinants));
+  after_event();
+}
+
+void Module::after_event() {
+  logger_.check_divergence();
+  if (logger_.take_caught_up()) {
+    rte::ReplayStats st;
+    st.determinants = logger_.outcomes().replayed();
+    st.messages = logger_.resent_to_me();
+    st.suppressed = 0;
+    client_.report_replay(rte::ReplayPhase::kCaughtUp, st);
+    FTMPI_LOG(kInfo, "logging", "caught up after %.1f ms", static_cast<double>(now_ns() - replay_start_ns_) / 1e6);
+  }
+}
+
+double Module::wtime(double live) {
+  settle_probe(true);
+  double v = logger_.outcomes().wtime(live);
+  after_event();
+  return v;
+}
+
+double Module::wtick(double live) {
+  settle_probe(true);
+  double v = logger_.outcomes().wtick(live);
+  after_event();
+  return v;
+}
+
+bool Module::cancel_outcome(bool cancelled) {
+  settle_probe(true);
+  logger_.outcomes().cancel_outcome(cancelled);
+  after_event();
+  return cancelled;
+}
+
+void Module::finalize() {
+  settle_probe(true);
+  logger_.flush_determinants();
+  engine_.wait_until([&] { return logger_.outcomes().may_send(); });
+  after_event();
+  // Our log may still be needed: wait, serving restarts, until every
+  // process is here (spec/transparent-mode.md §5).
+  logger_.announce_done();
+  engine_.wait_until([&] { return logger_.all_done(); });
+  after_event();
+}
+
+void Module::on_determinants_acked(uint64_t batch) {
+  // Acks come in order; each covers its batch and every earlier one. A
+  // Logger batch is acknowledged with the last runtime batch it took.
+  bool go = false;
+  while (!batch_ends_.empty() && batch_ends_.front() <= batch) {
+    batch_ends_.pop_front();
+    go = logger_.on_batch_acked();
+  }
+  if (go) engine_.release_held();
+}
+
+p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
+  settle_probe(true);
+  if (e.dst_slot == engine_.self().slot) return p2p::SendVerdict::kGo;  // a replay re-creates it
+  Envelope env;
+  env.ctx = e.ctx;
+  env.tag = e.tag;
+  env.flags = e.sync ? 1 : 0;
+  env.len = e.len;
+  uint8_t* to = logger_.reserve(e.dst_slot, env);
+  Hasher h;
+  for (uint64_t off = 0; off < e.len; off += kHashPiece) {
+    size_t n = static_cast<size_t>(std::min(kHashPiece, e.len - off));
+    data.pack(off, to + off, n);
+    h.update(nullptr, to + off, n);
+  }
+  const LogEntry* le = logger_.commit(e.dst_slot, e.seq, h.digest());
+  e.sum = le->checksum;
+  return logger_.may_send() ? p2p::SendVerdict::kGo : p2p::SendVerdict::kHold;
+}
+
+p2p::ArrivalVerdict Module::on_arrival(const p2p::Envelope& e) {
+  return logger_.accept(e.src_slot, e.seq, e.sum) ? p2p::ArrivalVerdict::kAccept : p2p::ArrivalVerdict::kDuplicate;
+}
+
+bool Module::force_source(uint64_t ctx, int tag, bool probe, int32_t* src_slot, uint64_t* seq) {
+  Outcomes& o = logger_.outcomes();
+  if (probe) {
+    // p2p may look many times for one probe: nothing is numbered here.
+    auto f = o.forced_probe();
+    if (!f) return false;
+    *src_slot = f->slot;
+    *seq = f->seq;
+    return true;
+  }
+  settle_probe(true);
+  Wild w{ctx, tag, o.next_wildcard(), false, -1, 0};
+  if (auto f = o.forced_match(w.index)) {
+    w.forced = true;
+    w.slot = f->slot;
+    w.seq = f->seq;
+  }
+  wild_.push_back(w);
+  if (!w.forced) return false;
+  FTMPI_LOG(kDebug, "logging", "wildcard #%llu forced to rank %d message %llu", static_cast<unsigned long long>(w.index),
+            w.slot, static_cast<unsigned long long>(w.seq));
+  *src_slot = w.slot;
+  *seq = w.seq;
+  return true;
+}
+
+void Module::on_matched(const p2p::Envelope& e, const p2p::Request* r) {
+  if (!r) {  // a wildcard probe found e
+    settle_probe(true);
+    probe_found_ = true;
+    probe_slot_ = e.src_slot;
+    probe_seq_ = e.seq;
+    return;
+  }
+  if (r->peer_rank != p2p::kAnySource) return;
+  // Which posted wildcard receive this is: a forced one by its message, the
+  // others by (context, tag) in posting order (MPI's matching order).
+  auto it = std::find_if(wild_.begin(), wild_.end(), [&](const Wild& w) {
+    return w.forced ? (w.slot == e.src_slot && w.seq == e.seq && r->want_seq == e.seq)
+                    : (w.ctx == r->ctx && w.tag == r->tag && r->want_seq == 0);
+  });
+  if (it == wild_.end()) fatal("a wildcard receive matched that message logging never saw posted");
+  uint64_t index = it->index;
+  wild_.erase(it);
+  logger_.outcomes().matched(index, e.src_slot, e.seq);
+  // Inside a transport poll: no abort from here unless diverged.
+  logger_.check_divergence();
+}
+
+void Module::settle_probe(bool reported) {
+  if (!probe_found_) return;
+  probe_found_ = false;
+  if (reported) logger_.outcomes().probed(probe_slot_, probe_seq_);
+}
+
+void Module::on_delivered(const p2p::Request& r) {
+  (void)r;
+  settle_probe(true);  // a blocking Probe's find counts
+  after_event();
+}
+
+void Module::on_poll(p2p::PollKind kind, uint8_t* pick, size_t n) {
+  Outcomes& o = logger_.outcomes();
+  if (kind == p2p::PollKind::kIprobe) {
+    // What the probe found counts only if the call reports it.
+    PollVerdict v = o.poll_verdict();
+    if (v == PollVerdict::kFail) pick[0] = 0;
+    if (v == PollVerdict::kSucceed) pick[0] = 1;
+    o.polled(pick[0] != 0);
+    settle_probe(pick[0] != 0);
+    after_event();
+    return;
+  }
+  settle_probe(true);
+  bool any = std::any_of(pick, pick + n, [](uint8_t b) { return b != 0; });
+  const bool waits = kind == p2p::PollKind::kWaitany || kind == p2p::PollKind::kWaitsome;
+  if (!waits) {
+    PollVerdict v = o.poll_verdict();
+    if (v == PollVerdict::kFail) {
+      std::fill(pick, pick + n, 0);
+      any = false;
+    } else if (v == PollVerdict::kSucceed && !any) {
+      any = true;  // the set comes below (Test, Testall: every request)
+      if (kind == p2p::PollKind::kTest || kind == p2p::PollKind::kTestall) std::fill(pick, pick + n, 1);
+    }
+    o.polled(any);
+  }
+  // Which requests completed, where MPI lets the call choose.
+  const bool chooses = kind == p2p::PollKind::kTestany || kind == p2p::PollKind::kTestsome ||
+                       kind == p2p::PollKind::kWaitany || kind == p2p::PollKind::kWaitsome;
+  if (chooses && any) {
+    std::vector<int32_t> which;
+    if (auto f = o.forced_completion()) {
+      which = *f;
+      std::fill(pick, pick + n, 0);
+      for (int32_t i : which)
+        if (i >= 0 && static_cast<size_t>(i) < n) pick[i] = 1;
+    } else {
+      for (size_t i = 0; i < n; ++i)
+        if (pick[i]) which.push_back(static_cast<int32_t>(i));
+    }
+    o.completed(which);
+  }
+  after_event();
+}
+
+p2p::FailurePolicy Module::on_failure(ProcId who) {
+  logger_.on_peer_failed(who.slot);
+  return p2p::FailurePolicy::kHide;
+}
+
+void Module::on_peer_back(ProcId who) {
+  uint64_t before = logger_.stats().resent;
+  logger_.peer_back(who.slot);
+  FTMPI_LOG(kDebug, "logging", "rank %d back as incarnation %u: %llu logged messages queued again", who.slot,
+            who.incarnation, static_cast<unsigned long long>(logger_.stats().resent - before));
+}
+
+void Module::on_control(ProcId from, const uint8_t* data, size_t len) {
+  logger_.on_frame(from.slot, data, len);
+}
+
+bool Module::send_frame(int32_t slot, const std::vector<uint8_t>& bytes) {
+  if (slot < 0 || slot >= engine_.world_size()) return false;
+  return engine_.send_control(engine_.cards()[static_cast<size_t>(slot)].id, kControlId, bytes.data(), bytes.size());
+}
+
+bool Module::inject(int32_t slot, const LogEntry& e) {
+  p2p::Envelope env;
+  env.src_slot = engine_.self().slot;
+  env.src_inc = engine_.self().incarnation;
+  env.dst_slot = slot;
+  env.ctx = e.env.ctx;
+  env.tag = e.env.tag;
+  env.len = e.env.len;
+  env.seq = e.seq;
+  env.sum = e.checksum;
+  env.sync = (e.env.flags & 1) != 0;
+  return engine_.inject(slot, env, e.data, e.env.len);
+}
+
+void Module::log_determinants(const std::vector<uint8_t>& batch) {
+  for (size_t off = 0; off < batch.size();) {
+    // The runtime takes batches of a bounded size; a bigger one goes in
+    // pieces (the fetch concatenates them back in order).
+    size_t n = std::min(batch.size() - off, rte::kMaxDeterminantBatch);
+    uint64_t id = client_.log_determinants(batch.data() + off, n);
+    if (id == 0) fatal("the runtime refused a determinant batch (is the job in transparent mode?)");
+    off += n;
+    if (off == batch.size()) batch_ends_.push_back(id);
+  }
+}
+
+void Module::fatal(const std::string& msg) { client_.abort(kDivergedExit, msg); }
+
+}  // namespace ftmpi::logging

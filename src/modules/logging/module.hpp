@@ -1,0 +1,85 @@
+// Transparent mode's logging module as p2p and the runtime see it
+// (DESIGN §8): the p2p module seam (p2p/module_seam.hpp) on one side, the
+// Logger protocol on the other, and the runtime client as event logger.
+// Created by MPI_Init when the job runs with --ft-transparent.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "modules/logging/logger.hpp"
+#include "p2p/engine.hpp"
+#include "p2p/module_seam.hpp"
+
+namespace ftmpi::logging {
+
+// p2p control handler id of the logging module (the agreement uses 1).
+inline constexpr uint8_t kControlId = 2;
+
+class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private Wire {
+ public:
+  Module(p2p::Engine& engine, rte::Client& client, uint64_t log_limit);
+  ~Module() override;
+
+  // MPI_Init of a restarted incarnation: fetch the determinants, tell the
+  // runtime the replay starts.
+  void start_replay();
+  // MPI_Wtime / MPI_Wtick values (logged, or forced in a replay).
+  double wtime(double live);
+  double wtick(double live);
+  // MPI_Cancel's outcome for a request (logged, or forced in a replay).
+  bool cancel_outcome(bool cancelled);
+  // MPI_Finalize: every determinant acknowledged before the fence.
+  void finalize();
+
+  // p2p::ModuleSeam
+  p2p::SendVerdict on_send(p2p::Envelope& e, p2p::TypedBuffer& data) override;
+  p2p::ArrivalVerdict on_arrival(const p2p::Envelope& e) override;
+  bool force_source(uint64_t ctx, int tag, bool probe, int32_t* src_slot, uint64_t* seq) override;
+  void on_matched(const p2p::Envelope& e, const p2p::Request* r) override;
+  void on_delivered(const p2p::Request& r) override;
+  void on_poll(p2p::PollKind kind, uint8_t* pick, size_t n) override;
+  p2p::FailurePolicy on_failure(ProcId who) override;
+  void on_peer_back(ProcId who) override;
+  void on_determinants_acked(uint64_t batch) override;
+
+  // p2p::ControlHandler
+  void on_control(ProcId from, const uint8_t* data, size_t len) override;
+
+  const Logger& logger() const { return logger_; }
+
+ private:
+  // Wire
+  bool send_frame(int32_t slot, const std::vector<uint8_t>& bytes) override;
+  bool inject(int32_t slot, const LogEntry& e) override;
+  void log_determinants(const std::vector<uint8_t>& batch) override;
+  [[noreturn]] void fatal(const std::string& msg) override;
+
+  // A wildcard probe found a message. An Iprobe's first look counts if the
+  // call reports it (on_poll); any later find (a forced Iprobe waiting, a
+  // blocking Probe) counts at the next event.
+  void settle_probe(bool reported);
+  void after_event();  // divergence check, caught-up report
+
+  p2p::Engine& engine_;
+  rte::Client& client_;
+  Logger logger_;
+  // Wildcard receives posted and not matched yet, in posting order.
+  struct Wild {
+    uint64_t ctx;
+    int tag;
+    uint64_t index;
+    bool forced;
+    int32_t slot;
+    uint64_t seq;
+  };
+  std::vector<Wild> wild_;
+  bool probe_found_ = false;
+  int32_t probe_slot_ = -1;
+  uint64_t probe_seq_ = 0;
+  std::deque<uint64_t> batch_ends_;  // runtime batch number ending each Logger batch, unacked
+  uint64_t replay_start_ns_ = 0;
+};
+
+}  // namespace ftmpi::logging
