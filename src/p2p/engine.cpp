@@ -78,9 +78,20 @@ Err Engine::init(rte::Client& client, const rte::BootInfo& boot) {
     Peer& p = peers_[s];
     p.inc = c.id.incarnation;
     p.pid = c.pid;
-    p.alive = c.host >= 0;
+    // Transparent mode: a slot still restarting when this process starts is
+    // a hidden failure like any other (module_seam.hpp): sends to it wait
+    // behind a gate until peer_restarted() installs its card.
+    const bool restarting = c.host < 0 && boot.modes.transparent_mode() && static_cast<int32_t>(s) != self_.slot;
+    p.alive = c.host >= 0 || restarting;
     if (static_cast<int32_t>(s) == self_.slot) {
       p.via = Via::kSelf;
+    } else if (restarting) {
+      p.via = Via::kNone;
+      p.down = true;
+      Pending gate;
+      gate.gate = true;
+      p.pending.push_back(std::move(gate));
+      pending_peers_.push_back(static_cast<int32_t>(s));
     } else if (c.host < 0) {
       p.via = Via::kNone;  // dead when this (respawned) process started
     } else if (int local = c.host == boot.host ? shm_.claim(c.id.slot, c.pid) : -1; local >= 0) {

@@ -160,7 +160,10 @@ void Engine::peer_restarted(const rte::Card& card) {
   const int32_t slot = card.id.slot;
   if (slot < 0 || static_cast<size_t>(slot) >= peers_.size() || slot == self_.slot) return;
   Peer& p = peer(slot);
-  if (!p.down || card.id.incarnation <= p.inc) return;
+  // A slot that was restarting when this process started has its new
+  // incarnation's id already, but no card yet (Engine::init).
+  const bool first_card = p.via == Via::kNone && card.id.incarnation == p.inc;
+  if (!p.down || (card.id.incarnation <= p.inc && !first_card)) return;
   install_peer(slot, card);
   std::erase_if(p.pending, [](const Pending& f) { return !f.req && f.raw.empty() && !f.gate; });
   for (Pending& f : p.pending)
