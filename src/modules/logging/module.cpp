@@ -1,10 +1,15 @@
 #include "modules/logging/module.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "base/clock.hpp"
 #include "base/log.hpp"
+#include "base/params.hpp"
 #include "modules/logging/checksum.hpp"
 
 namespace ftmpi::logging {
@@ -20,6 +25,31 @@ Module::Module(p2p::Engine& engine, rte::Client& client, uint64_t log_limit)
     : engine_(engine), client_(client), logger_(*this, engine.self().slot, engine.world_size(), log_limit) {
   engine_.set_control_handler(kControlId, this);
   engine_.set_module(this);
+  if (engine_.self().incarnation == 0) kill_at_send_ = kill_point(engine_.self().slot);
+}
+
+// Tests: FTMPI_INJECT_SEND_KILL=slot:n[,slot:n...] makes the first incarnation
+// of `slot` SIGKILL itself as it logs its n-th message, so a kill lands while a
+// short program runs, wherever the scheduler puts it (a timed --inject can fall
+// before the program starts or after it ends).
+uint64_t Module::kill_point(int32_t slot) {
+  std::string spec = params::get_str("FTMPI_INJECT_SEND_KILL", "");
+  for (size_t at = 0; at < spec.size();) {
+    size_t end = spec.find(',', at);
+    if (end == std::string::npos) end = spec.size();
+    std::string item = spec.substr(at, end - at);
+    size_t colon = item.find(':');
+    char* e1 = nullptr;
+    char* e2 = nullptr;
+    long s = colon == std::string::npos ? -1 : std::strtol(item.c_str(), &e1, 10);
+    unsigned long long n = colon == std::string::npos ? 0 : std::strtoull(item.c_str() + colon + 1, &e2, 10);
+    if (colon == std::string::npos || e1 != item.c_str() + colon || !e2 || *e2 != '\0' || n == 0)
+      FTMPI_LOG(kWarn, "logging", "FTMPI_INJECT_SEND_KILL: cannot parse '%s' (expected slot:n)", item.c_str());
+    else if (s == slot)
+      return n;
+    at = end + 1;
+  }
+  return 0;
 }
 
 Module::~Module() {
@@ -99,6 +129,12 @@ void Module::on_determinants_acked(uint64_t batch) {
 p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
   settle_probe(true);
   if (e.dst_slot == engine_.self().slot) return p2p::SendVerdict::kGo;  // a replay re-creates it
+  if (kill_at_send_ != 0 && ++sends_seen_ == kill_at_send_) {
+    FTMPI_LOG(kInfo, "logging", "FTMPI_INJECT_SEND_KILL: dies at its message %llu",
+              static_cast<unsigned long long>(kill_at_send_));
+    raise(SIGKILL);
+    pause();
+  }
   Envelope env;
   env.ctx = e.ctx;
   env.tag = e.tag;

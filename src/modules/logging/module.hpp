@@ -80,6 +80,9 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   uint64_t probe_seq_ = 0;
   std::deque<uint64_t> batch_ends_;  // runtime batch number ending each Logger batch, unacked
   uint64_t replay_start_ns_ = 0;
+  static uint64_t kill_point(int32_t slot);
+  uint64_t kill_at_send_ = 0;  // FTMPI_INJECT_SEND_KILL (tests), first incarnation only
+  uint64_t sends_seen_ = 0;
 };
 
 }  // namespace ftmpi::logging
