@@ -5,8 +5,11 @@
 # kills some of them: one at 1 s, two at once at 2 s, then two chosen at
 # random (seeded). Each killed rank is restarted, rebuilds its state from the
 # others' checkpoints and the solve goes on; at the end the program compares
-# its solution and iteration count with a failure-free solve. The exit status
-# is 0 only if that check passed.
+# its solution and iteration count with a failure-free solve. Then the same
+# program and the same kills in transparent mode (--ft-transparent): the
+# killed ranks restart from the program's start and replay from the message
+# logs, the program never sees a failure. The exit status is 0 only if both
+# runs passed that check.
 #
 #   bash tools/demo.sh            (Debian 12; installs packages through apt)
 #
@@ -25,12 +28,12 @@ else
 fi
 step() { printf '%s== %s%s\n' "$bold" "$1" "$off"; }
 
-step "1/3 dependencies (tools/install-deps.sh)"
+step "1/4 dependencies (tools/install-deps.sh)"
 if [ "${DEMO_SKIP_INSTALL:-0}" != 1 ]; then
   bash tools/install-deps.sh
 fi
 
-step "2/3 building ftmpi and the example in build/ (log: build/demo-build.log)"
+step "2/4 building ftmpi and the example in build/ (log: build/demo-build.log)"
 mkdir -p build
 t0=$(date +%s)
 if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
@@ -41,32 +44,56 @@ if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
 fi
 echo "built in $(( $(date +%s) - t0 )) s"
 
-step "3/3 cg_checksum on 8 processes, REBUILD mode, with injected failures"
-cmd=(build/bin/ftmpirun -np 8 --ft-comm-mode=rebuild
-     --inject 'kill rank=3 at=1s'
-     --inject 'kill rank=1 at=2s' --inject 'kill rank=4 at=2s'
-     --inject 'kill random at=3s every=0.6s count=2' --inject-seed "$seed"
-     --timeline build/demo-timeline.jsonl --summary
-     build/examples/cg_checksum -n "$n" -K 10 -m 2 -q)
-printf '%s\n\n' "${cmd[*]}"
-# ftmpirun's lines (failures, respawns, recovery rounds) go to stderr; merge
-# them with the program's in the order they come, and colour the story.
-set +e
-"${cmd[@]}" 2>&1 | tee build/demo.log | sed -u \
-  -e "s/^\(ftmpirun: \(injecting\|rank [0-9]* .*died\).*\)$/${red}\1${off}/" \
-  -e "s/^\(ftmpirun: \(respawning\|recovery round\).*\)$/${yellow}\1${off}/" \
-  -e "s/^\(cg: recovery .*\)$/${green}\1${off}/" \
-  -e "s/^\(.*: PASSED\)$/${green}${bold}\1${off}/" \
-  -e "s/^\(.*: FAILED\)$/${red}${bold}\1${off}/"
-status=${PIPESTATUS[0]}
-set -e
+kills=(--inject 'kill rank=3 at=1s'
+       --inject 'kill rank=1 at=2s' --inject 'kill rank=4 at=2s'
+       --inject 'kill random at=3s every=0.6s count=2' --inject-seed "$seed")
+
+# run_cg NAME MODE_OPTION: one run, its output in build/demo-NAME.log and its
+# runtime events in build/demo-NAME-timeline.jsonl; prints the verdict line.
+run_cg() {
+  local name=$1 mode=$2 log=build/demo-$1.log
+  local cmd=(build/bin/ftmpirun -np 8 "$mode" "${kills[@]}"
+             --timeline "build/demo-$name-timeline.jsonl" --summary
+             build/examples/cg_checksum -n "$n" -K 10 -m 2 -q)
+  printf '%s\n\n' "${cmd[*]}"
+  # ftmpirun's lines (failures, respawns, recovery rounds, replays) go to
+  # stderr; merge them with the program's in the order they come, and colour
+  # the story.
+  set +e
+  "${cmd[@]}" 2>&1 | tee "$log" | sed -u \
+    -e "s/^\(ftmpirun: \(injecting\|rank [0-9]* .*died\).*\)$/${red}\1${off}/" \
+    -e "s/^\(ftmpirun: \(respawning\|restarting\|recovery round\).*\)$/${yellow}\1${off}/" \
+    -e "s/^\(ftmpirun: rank [0-9]* caught up.*\)$/${green}\1${off}/" \
+    -e "s/^\(cg: recovery .*\)$/${green}\1${off}/" \
+    -e "s/^\(.*: PASSED\)$/${green}${bold}\1${off}/" \
+    -e "s/^\(.*: FAILED\)$/${red}${bold}\1${off}/"
+  local status=${PIPESTATUS[0]}
+  set -e
+  echo
+  local survived
+  survived=$(grep -o 'job survived [0-9]* failures\?[^;]*' "$log" | head -n 1 || true)
+  if [ "$status" -eq 0 ] && grep -q 'check against the failure-free solve.*: PASSED' "$log"; then
+    echo "${green}${bold}$name: PASSED${off} - ${survived:-no failure happened}; same iteration count and solution as" \
+         "the failure-free solve (output: $log)"
+    return 0
+  fi
+  echo "${red}${bold}$name: FAILED${off} (ftmpirun exit status $status; output: $log)"
+  return 1
+}
+
+step "3/4 cg_checksum on 8 processes, REBUILD mode (the program recovers itself), with injected failures"
+rebuild=0
+run_cg rebuild --ft-comm-mode=rebuild || rebuild=1
 
 echo
-survived=$(grep -o 'job survived [0-9]* failures\? in [0-9]* recovery rounds\?' build/demo.log || true)
-if [ "$status" -eq 0 ] && grep -q 'check against the failure-free solve.*: PASSED' build/demo.log; then
-  echo "${green}${bold}demo: PASSED${off} - ${survived:-no failure happened}; same iteration count and solution as the" \
-       "failure-free solve (output: build/demo.log, every runtime event: build/demo-timeline.jsonl)"
+step "4/4 the same program and kills in transparent mode (message logging: the program sees no failure)"
+transparent=0
+run_cg transparent --ft-transparent || transparent=1
+
+echo
+if [ "$rebuild" -eq 0 ] && [ "$transparent" -eq 0 ]; then
+  echo "${green}${bold}demo: PASSED${off} (both runs)"
   exit 0
 fi
-echo "${red}${bold}demo: FAILED${off} (ftmpirun exit status $status; output: build/demo.log)"
+echo "${red}${bold}demo: FAILED${off}"
 exit 1
