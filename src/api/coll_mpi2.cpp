@@ -32,9 +32,8 @@ int alltoallw(const char* name, const void* sbuf, const int* scounts, const int*
   Call call(name);
   if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = nonblocking ? nbc_comm(call, ch, request, &code) : coll_comm(call, ch, &code);
   if (!c) return code;
-  if (nonblocking && !request) return call.fail(c, Err::kArg, "request pointer is null");
   const int n = c->size(), me = c->rank();
   Why w;
   Err e;

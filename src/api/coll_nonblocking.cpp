@@ -28,9 +28,8 @@ int rooted(const char* name, bool gather, const void* sbuf, int scount, MPI_Data
   Call call(name);
   if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
-  if (!request) return call.fail(c, Err::kArg, "request pointer is null");
   Why w;
   Err e;
   if (!ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
@@ -69,9 +68,8 @@ int all_blocks(const char* name, bool to_all, const void* sbuf, int scount, MPI_
   Call call(name);
   if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
-  if (!request) return call.fail(c, Err::kArg, "request pointer is null");
   auto ip = std::make_unique<InPlace>();
   if (sbuf == MPI_IN_PLACE) {
     TypeObj* t = rt()->types.get(rtype);
@@ -106,9 +104,8 @@ int PMPI_Ibarrier(MPI_Comm ch, MPI_Request* request) {
   Call call("MPI_Ibarrier");
   if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
-  if (!request) return call.fail(c, Err::kArg, "request pointer is null");
   auto s = open_schedule(call, *c, &code);
   if (!s) return code;
   nbc::barrier(*s);
@@ -120,9 +117,8 @@ int PMPI_Ibcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm ch, MP
   Call call("MPI_Ibcast");
   if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
-  if (!request) return call.fail(c, Err::kArg, "request pointer is null");
   Why w;
   Err e;
   const dtype::TypeRef* t = nullptr;
@@ -164,9 +160,8 @@ int PMPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, 
   Call call("MPI_Igatherv");
   if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
-  if (!request) return call.fail(c, Err::kArg, "request pointer is null");
   Why w;
   Err e;
   if (!ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
@@ -203,9 +198,8 @@ int PMPI_Iscatterv(const void* sbuf, const int scounts[], const int displs[], MP
   Call call("MPI_Iscatterv");
   if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
-  if (!request) return call.fail(c, Err::kArg, "request pointer is null");
   Why w;
   Err e;
   if (!ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
@@ -240,9 +234,8 @@ int PMPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbu
   Call call("MPI_Iallgatherv");
   if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
-  if (!request) return call.fail(c, Err::kArg, "request pointer is null");
   Why w;
   Err e;
   const int me = c->rank();
@@ -273,9 +266,8 @@ int PMPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[], 
   Call call("MPI_Ialltoallv");
   if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
-  if (!request) return call.fail(c, Err::kArg, "request pointer is null");
   Why w;
   Err e;
   const int me = c->rank(), n = c->size();

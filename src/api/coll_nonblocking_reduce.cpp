@@ -21,9 +21,8 @@ int reduction(const char* name, Reduction kind, const void* sbuf, void* rbuf, in
   Call call(name);
   if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = nonblocking ? nbc_comm(call, ch, request, &code) : coll_comm(call, ch, &code);
   if (!c) return code;
-  if (nonblocking && !request) return call.fail(c, Err::kArg, "request pointer is null");
   Why w;
   Err e;
   if (kind == Reduction::kReduce && !ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
@@ -61,9 +60,8 @@ int reduce_scatter(const char* name, const void* sbuf, void* rbuf, const int* rc
   Call call(name);
   if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = nonblocking ? nbc_comm(call, ch, request, &code) : coll_comm(call, ch, &code);
   if (!c) return code;
-  if (nonblocking && !request) return call.fail(c, Err::kArg, "request pointer is null");
   Why w;
   Err e;
   std::vector<int> even;

@@ -41,6 +41,15 @@ comm::Communicator* coll_comm(Call& call, MPI_Comm ch, int* code) {
   return c;
 }
 
+comm::Communicator* nbc_comm(Call& call, MPI_Comm ch, const MPI_Request* request, int* code) {
+  comm::Communicator* c = coll_comm(call, ch, code);
+  if (c && !request) {
+    *code = call.fail(c, Err::kArg, "request pointer is null");
+    return nullptr;
+  }
+  return c;
+}
+
 // One side (buffer, count, type) of a collective.
 Err check_side(const void* buf, int count, MPI_Datatype dt, const dtype::TypeRef** t, Why& w) {
   Err e;

@@ -57,6 +57,9 @@ Err bind_op(MPI_Op h, MPI_Datatype dt, const dtype::TypeRef& t, BoundOp* out, Wh
 // The communicator of a collective: valid and an intracommunicator. On
 // failure returns null and sets *code to what the call must return.
 comm::Communicator* coll_comm(Call& call, MPI_Comm ch, int* code);
+// The same for a nonblocking collective, whose request pointer must not be
+// null (checked after the communicator, as every entry point did).
+comm::Communicator* nbc_comm(Call& call, MPI_Comm ch, const MPI_Request* request, int* code);
 
 // One side (buffer, count, type) of a collective.
 Err check_side(const void* buf, int count, MPI_Datatype dt, const dtype::TypeRef** t, Why& w);
