@@ -105,7 +105,6 @@ int MPI_DUP_FN(MPI_Comm, int, void*, void* attribute_val_in, void* attribute_val
 int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
                        void* extra_state) {
   Call call("MPI_Keyval_create");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!keyval) return call.fail(nullptr, Err::kArg, "keyval pointer is null");
   *keyval = rt()->keyvals.create({copy_fn, delete_fn, extra_state});
   return MPI_SUCCESS;
@@ -114,7 +113,6 @@ FTMPI_WEAK_ALIAS(MPI_Keyval_create, PMPI_Keyval_create)
 
 int PMPI_Keyval_free(int* keyval) {
   Call call("MPI_Keyval_free");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!keyval) return call.fail(nullptr, Err::kArg, "keyval pointer is null");
   int code = MPI_SUCCESS;
   if (!user_keyval(call, nullptr, *keyval, &code)) return code;
@@ -127,7 +125,6 @@ FTMPI_WEAK_ALIAS(MPI_Keyval_free, PMPI_Keyval_free)
 
 int PMPI_Attr_put(MPI_Comm ch, int keyval, void* attribute_val) {
   Call call("MPI_Attr_put");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   int code = MPI_SUCCESS;
@@ -141,7 +138,6 @@ FTMPI_WEAK_ALIAS(MPI_Attr_put, PMPI_Attr_put)
 
 int PMPI_Attr_get(MPI_Comm ch, int keyval, void* attribute_val, int* flag) {
   Call call("MPI_Attr_get");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!attribute_val || !flag) return call.fail(c, Err::kArg, "null argument");
@@ -162,7 +158,6 @@ FTMPI_WEAK_ALIAS(MPI_Attr_get, PMPI_Attr_get)
 
 int PMPI_Attr_delete(MPI_Comm ch, int keyval) {
   Call call("MPI_Attr_delete");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   int code = MPI_SUCCESS;

@@ -7,11 +7,9 @@
 
 namespace ftmpi::api {
 
-bool Call::running() const {
-  if (phase() == Phase::kRunning) return true;
-  // No error handler exists outside init..finalize: MPI's default is fatal.
+void Call::not_running(const char* name) {
   char msg[256];
-  int n = std::snprintf(msg, sizeof msg, "ftmpi: %s called %s\n", name_,
+  int n = std::snprintf(msg, sizeof msg, "ftmpi: %s called %s\n", name,
                         phase() == Phase::kBefore ? "before MPI_Init" : "after MPI_Finalize");
   ssize_t w = ::write(STDERR_FILENO, msg, static_cast<size_t>(n));
   (void)w;
@@ -29,7 +27,7 @@ int Call::fail(comm::Communicator* c, Err e, const char* fmt, ...) {
   Runtime* r = rt();
   // Recovery mode AUTO: recover as soon as the failure surfaces, then report
   // it through MPI_COMM_WORLD's handler (FT-MPI spec, chapter 3).
-  if (e == Err::kOther && r && r->ft && r->ft->recover_if_auto()) c = nullptr;
+  if (e == Err::kOther && r && r->ft->recover_if_auto()) c = nullptr;
   if (!c && r) c = r->comms.get(MPI_COMM_WORLD);
   if (!c) return static_cast<int>(e);
   CommState& st = state_of(*c);

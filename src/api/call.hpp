@@ -1,7 +1,8 @@
 // What every MPI_ entry point does around its work: check that the library is
-// initialized, and turn an internal Err into an MPI error code delivered
-// through the right error handler (the communicator's, else MPI_COMM_WORLD's,
-// as MPI-1.2 §7.2 says for errors not tied to a communicator).
+// initialized (constructing the Call does it), and turn an internal Err into
+// an MPI error code delivered through the right error handler (the
+// communicator's, else MPI_COMM_WORLD's, as MPI-1.2 §7.2 says for errors not
+// tied to a communicator).
 #pragma once
 #include "api/runtime.hpp"
 #include "base/err.hpp"
@@ -10,11 +11,15 @@ namespace ftmpi::api {
 
 class Call {
  public:
-  explicit Call(const char* name) : name_(name) {}
+  // Outside MPI_Init..MPI_Finalize no error handler exists and MPI's default
+  // is fatal: the process ends with a message, so that code after the
+  // constructor always runs with rt() non-null.
+  explicit Call(const char* name) : name_(name) {
+    if (phase() != Phase::kRunning) [[unlikely]]
+      not_running(name);
+  }
   const char* name() const { return name_; }
 
-  // False (after a message) when MPI is not initialized or already finalized.
-  bool running() const;
   // Reports `e` with an explanation through c's error handler (world's if c
   // is null) and returns the error code the call must return.
   int fail(comm::Communicator* c, Err e, const char* fmt = nullptr, ...) __attribute__((format(printf, 4, 5)));
@@ -34,6 +39,7 @@ class Call {
   const char* ft_blocked_collective_why(const comm::Communicator* c) const;
 
  private:
+  [[noreturn]] static void not_running(const char* name);
   // Reports `why` (non-null) as MPI_ERR_OTHER into *code; false for null.
   bool report_blocked(comm::Communicator* c, const char* why, int* code);
 

@@ -26,7 +26,6 @@ long long v_extent_items(const int* counts, const int* displs, int n) {
 int rooted(const char* name, bool gather, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
            MPI_Datatype rtype, int root, MPI_Comm ch, MPI_Request* request) {
   Call call(name);
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
@@ -66,7 +65,6 @@ int rooted(const char* name, bool gather, const void* sbuf, int scount, MPI_Data
 int all_blocks(const char* name, bool to_all, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                int rcount, MPI_Datatype rtype, MPI_Comm ch, MPI_Request* request) {
   Call call(name);
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
@@ -102,7 +100,6 @@ extern "C" {
 
 int PMPI_Ibarrier(MPI_Comm ch, MPI_Request* request) {
   Call call("MPI_Ibarrier");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
@@ -115,7 +112,6 @@ FTMPI_WEAK_ALIAS(MPI_Ibarrier, PMPI_Ibarrier)
 
 int PMPI_Ibcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm ch, MPI_Request* request) {
   Call call("MPI_Ibcast");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
@@ -158,7 +154,6 @@ FTMPI_WEAK_ALIAS(MPI_Ialltoall, PMPI_Ialltoall)
 int PMPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
                   const int displs[], MPI_Datatype rtype, int root, MPI_Comm ch, MPI_Request* request) {
   Call call("MPI_Igatherv");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
@@ -196,7 +191,6 @@ FTMPI_WEAK_ALIAS(MPI_Igatherv, PMPI_Igatherv)
 int PMPI_Iscatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf,
                    int rcount, MPI_Datatype rtype, int root, MPI_Comm ch, MPI_Request* request) {
   Call call("MPI_Iscatterv");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
@@ -232,7 +226,6 @@ FTMPI_WEAK_ALIAS(MPI_Iscatterv, PMPI_Iscatterv)
 int PMPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
                      const int displs[], MPI_Datatype rtype, MPI_Comm ch, MPI_Request* request) {
   Call call("MPI_Iallgatherv");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;
@@ -264,7 +257,6 @@ FTMPI_WEAK_ALIAS(MPI_Iallgatherv, PMPI_Iallgatherv)
 int PMPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf,
                     const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm ch, MPI_Request* request) {
   Call call("MPI_Ialltoallv");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = nbc_comm(call, ch, request, &code);
   if (!c) return code;

@@ -19,7 +19,6 @@ enum class Reduction { kReduce, kAllreduce, kScan, kExscan };
 int reduction(const char* name, Reduction kind, const void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op oph,
               int root, MPI_Comm ch, MPI_Request* request, bool nonblocking) {
   Call call(name);
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = nonblocking ? nbc_comm(call, ch, request, &code) : coll_comm(call, ch, &code);
   if (!c) return code;
@@ -58,7 +57,6 @@ int reduction(const char* name, Reduction kind, const void* sbuf, void* rbuf, in
 int reduce_scatter(const char* name, const void* sbuf, void* rbuf, const int* rcounts, bool by_block, int block,
                    MPI_Datatype dt, MPI_Op oph, MPI_Comm ch, MPI_Request* request, bool nonblocking) {
   Call call(name);
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = nonblocking ? nbc_comm(call, ch, request, &code) : coll_comm(call, ch, &code);
   if (!c) return code;

@@ -8,7 +8,7 @@ namespace ftmpi::api {
 coll::Team team_of(comm::Communicator& c) {
   Runtime* R = rt();
   coll::Team t = coll::Team::live(R->engine, c);
-  t.set_atomic(R->ft && R->ft->modes().coll == rte::CollMode::kAtomic);
+  t.set_atomic(R->ft->modes().coll == rte::CollMode::kAtomic);
   return t;
 }
 

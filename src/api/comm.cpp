@@ -24,7 +24,6 @@ extern "C" {
 
 int PMPI_Comm_compare(MPI_Comm h1, MPI_Comm h2, int* result) {
   Call call("MPI_Comm_compare");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* a = lookup_comm(h1);
   comm::Communicator* b = lookup_comm(h2);
   if (!a || !b) return call.fail(nullptr, Err::kComm, "invalid communicator (%s argument)", a ? "second" : "first");
@@ -46,7 +45,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_compare, PMPI_Comm_compare)
 
 int PMPI_Comm_dup(MPI_Comm ch, MPI_Comm* newcomm) {
   Call call("MPI_Comm_dup");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!newcomm) return call.fail(c, Err::kArg, "newcomm pointer is null");
@@ -71,7 +69,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_dup, PMPI_Comm_dup)
 
 int PMPI_Comm_create(MPI_Comm ch, MPI_Group gh, MPI_Comm* newcomm) {
   Call call("MPI_Comm_create");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (c->is_inter()) return call.fail(c, Err::kComm, "MPI-1.2 creates communicators from intracommunicators only");
@@ -88,7 +85,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_create, PMPI_Comm_create)
 
 int PMPI_Comm_split(MPI_Comm ch, int color, int key, MPI_Comm* newcomm) {
   Call call("MPI_Comm_split");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (c->is_inter()) return call.fail(c, Err::kComm, "MPI-1.2 splits intracommunicators only");
@@ -108,7 +104,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_split, PMPI_Comm_split)
 
 int PMPI_Comm_free(MPI_Comm* comm) {
   Call call("MPI_Comm_free");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!comm) return call.fail(nullptr, Err::kArg, "comm pointer is null");
   comm::Communicator* c = lookup_comm(*comm);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");

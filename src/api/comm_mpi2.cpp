@@ -51,7 +51,6 @@ int MPI_COMM_DUP_FN(MPI_Comm, int, void*, void* attribute_val_in, void* attribut
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
   Call call("MPI_Comm_create_errhandler");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!function || !errhandler) return call.fail(nullptr, Err::kArg, "null argument");
   return PMPI_Errhandler_create(function, errhandler);
 }
@@ -59,7 +58,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_create_errhandler, PMPI_Comm_create_errhandler)
 
 int PMPI_Comm_set_errhandler(MPI_Comm ch, MPI_Errhandler errhandler) {
   Call call("MPI_Comm_set_errhandler");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   const auto& retired = rt()->retired_errhandlers;
@@ -71,7 +69,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_set_errhandler, PMPI_Comm_set_errhandler)
 
 int PMPI_Comm_get_errhandler(MPI_Comm ch, MPI_Errhandler* errhandler) {
   Call call("MPI_Comm_get_errhandler");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!errhandler) return call.fail(c, Err::kArg, "errhandler pointer is null");
@@ -81,7 +78,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_get_errhandler, PMPI_Comm_get_errhandler)
 
 int PMPI_Comm_call_errhandler(MPI_Comm ch, int errorcode) {
   Call call("MPI_Comm_call_errhandler");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   // The handler runs as for an error inside a call on `ch`; the call itself
@@ -95,7 +91,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_call_errhandler, PMPI_Comm_call_errhandler)
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
                             int* keyval, void* extra_state) {
   Call call("MPI_Comm_create_keyval");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!keyval) return call.fail(nullptr, Err::kArg, "keyval pointer is null");
   return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
 }
@@ -103,7 +98,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_create_keyval, PMPI_Comm_create_keyval)
 
 int PMPI_Comm_free_keyval(int* keyval) {
   Call call("MPI_Comm_free_keyval");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!keyval) return call.fail(nullptr, Err::kArg, "keyval pointer is null");
   int code = MPI_SUCCESS;
   if (!comm_keyval_ok(call, nullptr, *keyval, false, &code)) return code;
@@ -113,7 +107,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_free_keyval, PMPI_Comm_free_keyval)
 
 int PMPI_Comm_set_attr(MPI_Comm ch, int keyval, void* attribute_val) {
   Call call("MPI_Comm_set_attr");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   int code = MPI_SUCCESS;
@@ -124,7 +117,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_set_attr, PMPI_Comm_set_attr)
 
 int PMPI_Comm_get_attr(MPI_Comm ch, int keyval, void* attribute_val, int* flag) {
   Call call("MPI_Comm_get_attr");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!attribute_val || !flag) return call.fail(c, Err::kArg, "null argument");
@@ -136,7 +128,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_get_attr, PMPI_Comm_get_attr)
 
 int PMPI_Comm_delete_attr(MPI_Comm ch, int keyval) {
   Call call("MPI_Comm_delete_attr");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   int code = MPI_SUCCESS;
@@ -147,7 +138,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_delete_attr, PMPI_Comm_delete_attr)
 
 int PMPI_Comm_set_name(MPI_Comm ch, const char* name) {
   Call call("MPI_Comm_set_name");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!name) return call.fail(c, Err::kArg, "name is null");
@@ -159,7 +149,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_set_name, PMPI_Comm_set_name)
 
 int PMPI_Comm_get_name(MPI_Comm ch, char* name, int* resultlen) {
   Call call("MPI_Comm_get_name");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!name || !resultlen) return call.fail(c, Err::kArg, "null argument");

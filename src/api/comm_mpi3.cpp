@@ -30,7 +30,6 @@ extern "C" {
 
 int PMPI_Comm_create_group(MPI_Comm ch, MPI_Group gh, int tag, MPI_Comm* newcomm) {
   Call call("MPI_Comm_create_group");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (c->is_inter()) return call.fail(c, Err::kComm, "MPI_Comm_create_group needs an intracommunicator");
@@ -58,7 +57,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_create_group, PMPI_Comm_create_group)
 
 int PMPI_Comm_split_type(MPI_Comm ch, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   Call call("MPI_Comm_split_type");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (c->is_inter()) return call.fail(c, Err::kComm, "MPI_Comm_split_type needs an intracommunicator");
@@ -79,7 +77,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_split_type, PMPI_Comm_split_type)
 
 int PMPI_Comm_idup(MPI_Comm ch, MPI_Comm* newcomm, MPI_Request* request) {
   Call call("MPI_Comm_idup");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!newcomm || !request) return call.fail(c, Err::kArg, "null argument");

@@ -173,7 +173,6 @@ extern "C" {
 
 int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   Call call("MPI_Wait");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!request) return call.fail(nullptr, Err::kArg, "request pointer is null");
   if (*request == MPI_REQUEST_NULL) {
     empty_status(status);
@@ -198,7 +197,6 @@ FTMPI_WEAK_ALIAS(MPI_Wait, PMPI_Wait)
 
 int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   Call call("MPI_Test");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!request || !flag) return call.fail(nullptr, Err::kArg, "null argument");
   if (*request == MPI_REQUEST_NULL) {
     *flag = 1;
@@ -226,7 +224,6 @@ FTMPI_WEAK_ALIAS(MPI_Test, PMPI_Test)
 
 int PMPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
   Call call("MPI_Waitall");
-  if (!call.running()) return MPI_ERR_OTHER;
   Reqs reqs;
   int code = MPI_SUCCESS;
   if (!resolve(call, count, requests, reqs, code)) return code;
@@ -238,7 +235,6 @@ FTMPI_WEAK_ALIAS(MPI_Waitall, PMPI_Waitall)
 
 int PMPI_Testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
   Call call("MPI_Testall");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!flag) return call.fail(nullptr, Err::kArg, "flag pointer is null");
   Reqs reqs;
   int code = MPI_SUCCESS;
@@ -264,7 +260,6 @@ FTMPI_WEAK_ALIAS(MPI_Testall, PMPI_Testall)
 
 int PMPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* status) {
   Call call("MPI_Waitany");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!index) return call.fail(nullptr, Err::kArg, "index pointer is null");
   Reqs reqs;
   int code = MPI_SUCCESS;
@@ -292,7 +287,6 @@ FTMPI_WEAK_ALIAS(MPI_Waitany, PMPI_Waitany)
 
 int PMPI_Testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status) {
   Call call("MPI_Testany");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!index || !flag) return call.fail(nullptr, Err::kArg, "null argument");
   Reqs reqs;
   int code = MPI_SUCCESS;
@@ -323,7 +317,6 @@ FTMPI_WEAK_ALIAS(MPI_Testany, PMPI_Testany)
 
 int PMPI_Waitsome(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
   Call call("MPI_Waitsome");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!outcount || (incount > 0 && !indices)) return call.fail(nullptr, Err::kArg, "null argument");
   Reqs reqs;
   int code = MPI_SUCCESS;
@@ -348,7 +341,6 @@ FTMPI_WEAK_ALIAS(MPI_Waitsome, PMPI_Waitsome)
 
 int PMPI_Testsome(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
   Call call("MPI_Testsome");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!outcount || (incount > 0 && !indices)) return call.fail(nullptr, Err::kArg, "null argument");
   Reqs reqs;
   int code = MPI_SUCCESS;

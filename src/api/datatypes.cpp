@@ -26,7 +26,6 @@ namespace {
 
 int query_bound(const char* name, MPI_Datatype dt, MPI_Aint* out, int64_t (dtype::Type::*what)() const) {
   Call call(name);
-  if (!call.running()) return MPI_ERR_OTHER;
   const dtype::Type* t = any_type(dt);
   if (!t) return bad_type(call, dt);
   if (!out) return call.fail(nullptr, Err::kArg, "result pointer is null");
@@ -44,7 +43,6 @@ extern "C" {
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   Call call("MPI_Type_contiguous");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (int c = check_common(call, count, true, newtype); c != MPI_SUCCESS) return c;
   const dtype::Type* old = any_type(oldtype);
   if (!old) return bad_type(call, oldtype);
@@ -55,7 +53,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_contiguous, PMPI_Type_contiguous)
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   Call call("MPI_Type_vector");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (int c = check_common(call, count, true, newtype); c != MPI_SUCCESS) return c;
   const dtype::Type* old = any_type(oldtype);
   if (!old) return bad_type(call, oldtype);
@@ -68,7 +65,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_vector, PMPI_Type_vector)
 
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   Call call("MPI_Type_hvector");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (int c = check_common(call, count, true, newtype); c != MPI_SUCCESS) return c;
   const dtype::Type* old = any_type(oldtype);
   if (!old) return bad_type(call, oldtype);
@@ -82,7 +78,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_hvector, PMPI_Type_hvector)
 int PMPI_Type_indexed(int count, int* blocklengths, int* displacements, MPI_Datatype oldtype,
                       MPI_Datatype* newtype) {
   Call call("MPI_Type_indexed");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (int c = check_common(call, count, blocklengths && displacements, newtype); c != MPI_SUCCESS)
     return c;
   const dtype::Type* old = any_type(oldtype);
@@ -97,7 +92,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_indexed, PMPI_Type_indexed)
 int PMPI_Type_hindexed(int count, int* blocklengths, MPI_Aint* displacements, MPI_Datatype oldtype,
                        MPI_Datatype* newtype) {
   Call call("MPI_Type_hindexed");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (int c = check_common(call, count, blocklengths && displacements, newtype); c != MPI_SUCCESS)
     return c;
   const dtype::Type* old = any_type(oldtype);
@@ -113,7 +107,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_hindexed, PMPI_Type_hindexed)
 int PMPI_Type_struct(int count, int* blocklengths, MPI_Aint* displacements, MPI_Datatype* types,
                      MPI_Datatype* newtype) {
   Call call("MPI_Type_struct");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (int c = check_common(call, count, blocklengths && displacements && types, newtype);
       c != MPI_SUCCESS)
     return c;
@@ -133,7 +126,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_struct, PMPI_Type_struct)
 
 int PMPI_Type_commit(MPI_Datatype* datatype) {
   Call call("MPI_Type_commit");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!datatype) return call.fail(nullptr, Err::kArg, "datatype pointer is null");
   TypeObj* t = rt()->types.get(*datatype);
   if (!t) return bad_type(call, *datatype);
@@ -144,7 +136,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_commit, PMPI_Type_commit)
 
 int PMPI_Type_free(MPI_Datatype* datatype) {
   Call call("MPI_Type_free");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!datatype) return call.fail(nullptr, Err::kArg, "datatype pointer is null");
   Runtime& R = *rt();
   if (!R.types.get(*datatype)) return bad_type(call, *datatype);
@@ -160,7 +151,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_free, PMPI_Type_free)
 
 int PMPI_Type_size(MPI_Datatype dt, int* size) {
   Call call("MPI_Type_size");
-  if (!call.running()) return MPI_ERR_OTHER;
   const dtype::Type* t = any_type(dt);
   if (!t) return bad_type(call, dt);
   if (!size) return call.fail(nullptr, Err::kArg, "size pointer is null");
@@ -187,7 +177,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_ub, PMPI_Type_ub)
 
 int PMPI_Address(void* location, MPI_Aint* address) {
   Call call("MPI_Address");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!address) return call.fail(nullptr, Err::kArg, "address pointer is null");
   *address = static_cast<MPI_Aint>(reinterpret_cast<uintptr_t>(location));
   return MPI_SUCCESS;
@@ -196,7 +185,6 @@ FTMPI_WEAK_ALIAS(MPI_Address, PMPI_Address)
 
 int PMPI_Get_elements(MPI_Status* status, MPI_Datatype dt, int* count) {
   Call call("MPI_Get_elements");
-  if (!call.running()) return MPI_ERR_OTHER;
   Why w;
   const dtype::TypeRef* type = nullptr;
   if (!status || status == MPI_STATUS_IGNORE || !count) return call.fail(nullptr, Err::kArg, "null argument");

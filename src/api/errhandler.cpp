@@ -14,7 +14,6 @@ extern "C" {
 
 int PMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler) {
   Call call("MPI_Errhandler_create");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!function || !errhandler) return call.fail(nullptr, Err::kArg, "null argument");
   auto h = std::make_unique<ErrhandlerObj>();
   h->fn = function;
@@ -25,7 +24,6 @@ FTMPI_WEAK_ALIAS(MPI_Errhandler_create, PMPI_Errhandler_create)
 
 int PMPI_Errhandler_set(MPI_Comm ch, MPI_Errhandler errhandler) {
   Call call("MPI_Errhandler_set");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   const auto& retired = rt()->retired_errhandlers;
@@ -40,7 +38,6 @@ FTMPI_WEAK_ALIAS(MPI_Errhandler_set, PMPI_Errhandler_set)
 
 int PMPI_Errhandler_get(MPI_Comm ch, MPI_Errhandler* errhandler) {
   Call call("MPI_Errhandler_get");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!errhandler) return call.fail(c, Err::kArg, "null argument");
@@ -51,7 +48,6 @@ FTMPI_WEAK_ALIAS(MPI_Errhandler_get, PMPI_Errhandler_get)
 
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   Call call("MPI_Errhandler_free");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!errhandler) return call.fail(nullptr, Err::kArg, "null argument");
   const auto& retired = rt()->retired_errhandlers;
   if (!rt()->errhandlers.get(*errhandler) || rt()->errhandlers.is_predefined(*errhandler) ||

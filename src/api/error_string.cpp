@@ -42,7 +42,7 @@ const char* const kClassText[MPI_ERR_LASTCODE + 1] = {
 // The text of an FTMPI_ERROR_FAILURE code, or "" for any other code.
 static std::string failure_text(int code) {
   ftmpi::api::Runtime* R = ftmpi::api::rt();
-  if (!R || !R->ft || !ftmpi::ft::Episodes::is_failure_code(code)) return {};
+  if (!R || !ftmpi::ft::Episodes::is_failure_code(code)) return {};
   return R->ft->episodes().describe(code);
 }
 

@@ -21,7 +21,7 @@ static_assert(FTMPI_COLL_MODE_NONATOMIC == static_cast<int>(rte::CollMode::kNonA
 
 const int* ft_attribute_value(MPI_Comm comm, int keyval) {
   Runtime* R = rt();
-  if (!R || !R->ft || (comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF)) return nullptr;
+  if (comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF) return nullptr;
   if (keyval < kFirstFtKeyval || keyval > kLastFtKeyval) return nullptr;
   const rte::Modes& m = R->ft->modes();
   int v = 0;
@@ -81,14 +81,14 @@ void ft_attach(Runtime& R) {
 const char* Call::ft_blocked_why(const comm::Communicator* c) const {
   (void)c;
   Runtime* R = rt();
-  if (!R->ft || !R->ft->communication_blocked()) return nullptr;
+  if (!R->ft->communication_blocked()) return nullptr;
   return "a process failed; MPI_COMM_WORLD must be recovered first";
 }
 
 const char* Call::ft_blocked_collective_why(const comm::Communicator* c) const {
   if (const char* why = ft_blocked_why(c)) return why;
   Runtime* R = rt();
-  if (!R->ft || R->ft->modes().recovery != rte::RecoveryMode::kIgnore || R->ft->episodes().num_failed() == 0)
+  if (R->ft->modes().recovery != rte::RecoveryMode::kIgnore || R->ft->episodes().num_failed() == 0)
     return nullptr;
   auto has_dead = [&](const comm::Group& g) {
     for (int i = 0; i < g.size(); ++i)
@@ -114,7 +114,7 @@ bool Call::ft_blocked_collective(comm::Communicator* c, int* code) {
 
 bool ft_recover_world(Call& call, MPI_Comm* newcomm, int* code) {
   Runtime* R = rt();
-  if (!R->ft || R->ft->state() == ft::FtState::kNoFailures) return false;
+  if (R->ft->state() == ft::FtState::kNoFailures) return false;
   if (R->ft->modes().recovery == rte::RecoveryMode::kIgnore) return false;
   if (newcomm) *newcomm = MPI_COMM_NULL;  // spec/ft-semantics.md §4.1: undefined in FT-MPI, null here
   Err e = R->ft->recover();

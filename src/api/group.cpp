@@ -17,7 +17,6 @@ using BinaryOp = comm::GroupRef (*)(const comm::Group&, const comm::Group&);
 
 int binary(const char* name, BinaryOp op, MPI_Group g1, MPI_Group g2, MPI_Group* out) {
   Call call(name);
-  if (!call.running()) return MPI_ERR_OTHER;
   const comm::GroupRef* a = lookup_group(g1);
   if (!a) return bad_group(call, "first argument");
   const comm::GroupRef* b = lookup_group(g2);
@@ -44,7 +43,6 @@ int by_ranks(Call& call, ListOp op, MPI_Group gh, int n, const int* ranks, MPI_G
 
 int by_ranges(const char* name, ListOp op, MPI_Group gh, int n, int ranges[][3], MPI_Group* out) {
   Call call(name);
-  if (!call.running()) return MPI_ERR_OTHER;
   const comm::GroupRef* g = lookup_group(gh);
   if (!g) return bad_group(call, "group argument");
   if (n > 0 && !ranges) return call.fail(nullptr, Err::kArg, "ranges array is null");
@@ -63,7 +61,6 @@ extern "C" {
 
 int PMPI_Group_size(MPI_Group gh, int* size) {
   Call call("MPI_Group_size");
-  if (!call.running()) return MPI_ERR_OTHER;
   const comm::GroupRef* g = lookup_group(gh);
   if (!g) return bad_group(call, "group argument");
   if (!size) return call.fail(nullptr, Err::kArg, "size pointer is null");
@@ -74,7 +71,6 @@ FTMPI_WEAK_ALIAS(MPI_Group_size, PMPI_Group_size)
 
 int PMPI_Group_rank(MPI_Group gh, int* rank) {
   Call call("MPI_Group_rank");
-  if (!call.running()) return MPI_ERR_OTHER;
   const comm::GroupRef* g = lookup_group(gh);
   if (!g) return bad_group(call, "group argument");
   if (!rank) return call.fail(nullptr, Err::kArg, "rank pointer is null");
@@ -86,7 +82,6 @@ FTMPI_WEAK_ALIAS(MPI_Group_rank, PMPI_Group_rank)
 
 int PMPI_Group_translate_ranks(MPI_Group g1, int n, int* ranks1, MPI_Group g2, int* ranks2) {
   Call call("MPI_Group_translate_ranks");
-  if (!call.running()) return MPI_ERR_OTHER;
   const comm::GroupRef* a = lookup_group(g1);
   if (!a) return bad_group(call, "first group");
   const comm::GroupRef* b = lookup_group(g2);
@@ -101,7 +96,6 @@ FTMPI_WEAK_ALIAS(MPI_Group_translate_ranks, PMPI_Group_translate_ranks)
 
 int PMPI_Group_compare(MPI_Group g1, MPI_Group g2, int* result) {
   Call call("MPI_Group_compare");
-  if (!call.running()) return MPI_ERR_OTHER;
   const comm::GroupRef* a = lookup_group(g1);
   if (!a) return bad_group(call, "first argument");
   const comm::GroupRef* b = lookup_group(g2);
@@ -114,7 +108,6 @@ FTMPI_WEAK_ALIAS(MPI_Group_compare, PMPI_Group_compare)
 
 int PMPI_Comm_group(MPI_Comm ch, MPI_Group* group) {
   Call call("MPI_Comm_group");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!group) return call.fail(c, Err::kArg, "group pointer is null");
@@ -140,14 +133,12 @@ FTMPI_WEAK_ALIAS(MPI_Group_difference, PMPI_Group_difference)
 
 int PMPI_Group_incl(MPI_Group gh, int n, int* ranks, MPI_Group* out) {
   Call call("MPI_Group_incl");
-  if (!call.running()) return MPI_ERR_OTHER;
   return by_ranks(call, comm::ops::group_incl, gh, n, ranks, out);
 }
 FTMPI_WEAK_ALIAS(MPI_Group_incl, PMPI_Group_incl)
 
 int PMPI_Group_excl(MPI_Group gh, int n, int* ranks, MPI_Group* out) {
   Call call("MPI_Group_excl");
-  if (!call.running()) return MPI_ERR_OTHER;
   return by_ranks(call, comm::ops::group_excl, gh, n, ranks, out);
 }
 FTMPI_WEAK_ALIAS(MPI_Group_excl, PMPI_Group_excl)
@@ -164,7 +155,6 @@ FTMPI_WEAK_ALIAS(MPI_Group_range_excl, PMPI_Group_range_excl)
 
 int PMPI_Group_free(MPI_Group* group) {
   Call call("MPI_Group_free");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!group) return call.fail(nullptr, Err::kArg, "group pointer is null");
   if (!lookup_group(*group)) return call.fail(nullptr, Err::kGroup, "invalid group");
   // MPI_GROUP_EMPTY is what every empty result is, so programs free it like

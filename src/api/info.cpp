@@ -44,7 +44,6 @@ extern "C" {
 
 int PMPI_Info_create(MPI_Info* info) {
   Call call("MPI_Info_create");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!info) return call.fail(nullptr, Err::kArg, "info pointer is null");
   *info = rt()->infos.add(std::make_unique<InfoObj>());
   return MPI_SUCCESS;
@@ -53,7 +52,6 @@ FTMPI_WEAK_ALIAS(MPI_Info_create, PMPI_Info_create)
 
 int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
   Call call("MPI_Info_set");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   InfoObj* o = lookup(call, info, &code);
   if (!o || !key_ok(call, key, &code)) return code;
@@ -69,7 +67,6 @@ FTMPI_WEAK_ALIAS(MPI_Info_set, PMPI_Info_set)
 
 int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
   Call call("MPI_Info_get");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   InfoObj* o = lookup(call, info, &code);
   if (!o || !key_ok(call, key, &code)) return code;
@@ -90,7 +87,6 @@ FTMPI_WEAK_ALIAS(MPI_Info_get, PMPI_Info_get)
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
   Call call("MPI_Info_get_valuelen");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   InfoObj* o = lookup(call, info, &code);
   if (!o || !key_ok(call, key, &code)) return code;
@@ -104,7 +100,6 @@ FTMPI_WEAK_ALIAS(MPI_Info_get_valuelen, PMPI_Info_get_valuelen)
 
 int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   Call call("MPI_Info_get_nkeys");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   InfoObj* o = lookup(call, info, &code);
   if (!o) return code;
@@ -116,7 +111,6 @@ FTMPI_WEAK_ALIAS(MPI_Info_get_nkeys, PMPI_Info_get_nkeys)
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   Call call("MPI_Info_get_nthkey");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   InfoObj* o = lookup(call, info, &code);
   if (!o) return code;
@@ -131,7 +125,6 @@ FTMPI_WEAK_ALIAS(MPI_Info_get_nthkey, PMPI_Info_get_nthkey)
 
 int PMPI_Info_delete(MPI_Info info, const char* key) {
   Call call("MPI_Info_delete");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   InfoObj* o = lookup(call, info, &code);
   if (!o || !key_ok(call, key, &code)) return code;
@@ -144,7 +137,6 @@ FTMPI_WEAK_ALIAS(MPI_Info_delete, PMPI_Info_delete)
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   Call call("MPI_Info_dup");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   InfoObj* o = lookup(call, info, &code);
   if (!o) return code;
@@ -157,7 +149,6 @@ FTMPI_WEAK_ALIAS(MPI_Info_dup, PMPI_Info_dup)
 
 int PMPI_Info_free(MPI_Info* info) {
   Call call("MPI_Info_free");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!info) return call.fail(nullptr, Err::kArg, "info pointer is null");
   int code = MPI_SUCCESS;
   if (!lookup(call, *info, &code)) return code;

@@ -13,7 +13,6 @@ extern "C" {
 
 int PMPI_Comm_test_inter(MPI_Comm ch, int* flag) {
   Call call("MPI_Comm_test_inter");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!flag) return call.fail(c, Err::kArg, "flag pointer is null");
@@ -24,7 +23,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_test_inter, PMPI_Comm_test_inter)
 
 int PMPI_Comm_remote_size(MPI_Comm ch, int* size) {
   Call call("MPI_Comm_remote_size");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!c->is_inter()) return call.fail(c, Err::kComm, "not an intercommunicator");
@@ -36,7 +34,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_remote_size, PMPI_Comm_remote_size)
 
 int PMPI_Comm_remote_group(MPI_Comm ch, MPI_Group* group) {
   Call call("MPI_Comm_remote_group");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!c->is_inter()) return call.fail(c, Err::kComm, "not an intercommunicator");
@@ -49,7 +46,6 @@ FTMPI_WEAK_ALIAS(MPI_Comm_remote_group, PMPI_Comm_remote_group)
 int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h, int remote_leader, int tag,
                           MPI_Comm* newintercomm) {
   Call call("MPI_Intercomm_create");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* local = lookup_comm(local_h);
   if (!local) return call.fail(nullptr, Err::kComm, "invalid local communicator");
   if (local->is_inter()) return call.fail(local, Err::kComm, "the local communicator is an intercommunicator");
@@ -98,7 +94,6 @@ FTMPI_WEAK_ALIAS(MPI_Intercomm_create, PMPI_Intercomm_create)
 
 int PMPI_Intercomm_merge(MPI_Comm ch, int high, MPI_Comm* newintracomm) {
   Call call("MPI_Intercomm_merge");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!c->is_inter()) return call.fail(c, Err::kComm, "not an intercommunicator");

@@ -53,7 +53,6 @@ extern "C" {
 
 int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
   Call call("MPI_Op_create");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!function) return call.fail(nullptr, Err::kArg, "the function is null");
   if (!op) return call.fail(nullptr, Err::kArg, "op is a null pointer");
   auto o = std::make_unique<OpObj>();
@@ -66,7 +65,6 @@ FTMPI_WEAK_ALIAS(MPI_Op_create, PMPI_Op_create)
 
 int PMPI_Op_free(MPI_Op* op) {
   Call call("MPI_Op_free");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!op) return call.fail(nullptr, Err::kArg, "op is a null pointer");
   if (predefined_op(*op)) return call.fail(nullptr, Err::kOp, "predefined ops cannot be freed");
   if (!rt()->ops.remove(*op)) return call.fail(nullptr, Err::kOp, *op == MPI_OP_NULL ? "op is MPI_OP_NULL" : "invalid op");

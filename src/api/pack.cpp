@@ -44,7 +44,6 @@ extern "C" {
 
 int PMPI_Pack(void* inbuf, int incount, MPI_Datatype dt, void* outbuf, int outsize, int* position, MPI_Comm comm) {
   Call call("MPI_Pack");
-  if (!call.running()) return MPI_ERR_OTHER;
   const dtype::TypeRef* type = nullptr;
   int64_t bytes = 0;
   if (int c = check_pack(call, incount, dt, inbuf, outbuf, outsize, position, comm, &type, &bytes); c != MPI_SUCCESS)
@@ -61,7 +60,6 @@ FTMPI_WEAK_ALIAS(MPI_Pack, PMPI_Pack)
 int PMPI_Unpack(void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype dt,
                 MPI_Comm comm) {
   Call call("MPI_Unpack");
-  if (!call.running()) return MPI_ERR_OTHER;
   const dtype::TypeRef* type = nullptr;
   int64_t bytes = 0;
   if (int c = check_pack(call, outcount, dt, outbuf, inbuf, insize, position, comm, &type, &bytes); c != MPI_SUCCESS)
@@ -77,7 +75,6 @@ FTMPI_WEAK_ALIAS(MPI_Unpack, PMPI_Unpack)
 
 int PMPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int* size) {
   Call call("MPI_Pack_size");
-  if (!call.running()) return MPI_ERR_OTHER;
   Why w;
   comm::Communicator* c = lookup_comm(comm);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");

@@ -10,7 +10,7 @@ namespace ftmpi::api {
 bool awaits_recovery(const p2p::Request* r) {
   if (!r->complete || !r->failed_by_death || r->st_err != Err::kOther) return false;
   const Runtime* R = rt();
-  return R->ft && R->ft->modes().recovery != rte::RecoveryMode::kIgnore;
+  return R->ft->modes().recovery != rte::RecoveryMode::kIgnore;
 }
 
 Err retire_request(MPI_Request* h, p2p::Request* r, MPI_Status* st) {
@@ -62,7 +62,6 @@ namespace {
 int blocking_send(const char* name, void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm ch,
                   p2p::SendMode mode) {
   Call call(name);
-  if (!call.running()) return MPI_ERR_OTHER;
   Op op;
   int code = MPI_SUCCESS;
   if (!ok(prepare(call, true, buf, count, dt, dest, tag, ch, mode, op, code))) return code;
@@ -87,7 +86,6 @@ int blocking_send(const char* name, void* buf, int count, MPI_Datatype dt, int d
 int nonblocking(const char* name, bool send, void* buf, int count, MPI_Datatype dt, int peer, int tag,
                 MPI_Comm ch, p2p::SendMode mode, MPI_Request* request) {
   Call call(name);
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!request) return call.fail(lookup_comm(ch), Err::kArg, "request pointer is null");
   Op op;
   int code = MPI_SUCCESS;
@@ -137,7 +135,6 @@ FTMPI_WEAK_ALIAS(MPI_Rsend, PMPI_Rsend)
 
 int PMPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm ch, MPI_Status* status) {
   Call call("MPI_Recv");
-  if (!call.running()) return MPI_ERR_OTHER;
   Op op;
   int code = MPI_SUCCESS;
   if (!ok(prepare(call, false, buf, count, dt, source, tag, ch, p2p::SendMode::kStandard, op, code))) return code;
@@ -181,7 +178,6 @@ FTMPI_WEAK_ALIAS(MPI_Irecv, PMPI_Irecv)
 int PMPI_Sendrecv(void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm ch, MPI_Status* status) {
   Call call("MPI_Sendrecv");
-  if (!call.running()) return MPI_ERR_OTHER;
   Op s, r;
   int code = MPI_SUCCESS;
   if (!ok(prepare(call, true, sendbuf, sendcount, sendtype, dest, sendtag, ch, p2p::SendMode::kStandard, s, code)))
@@ -209,7 +205,6 @@ FTMPI_WEAK_ALIAS(MPI_Sendrecv, PMPI_Sendrecv)
 int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int sendtag, int source, int recvtag,
                           MPI_Comm ch, MPI_Status* status) {
   Call call("MPI_Sendrecv_replace");
-  if (!call.running()) return MPI_ERR_OTHER;
   Op s, r;
   int code = MPI_SUCCESS;
   if (!ok(prepare(call, true, buf, count, dt, dest, sendtag, ch, p2p::SendMode::kStandard, s, code))) return code;
@@ -239,7 +234,6 @@ FTMPI_WEAK_ALIAS(MPI_Sendrecv_replace, PMPI_Sendrecv_replace)
 
 int PMPI_Get_count(MPI_Status* status, MPI_Datatype dt, int* count) {
   Call call("MPI_Get_count");
-  if (!call.running()) return MPI_ERR_OTHER;
   Why w;
   const dtype::TypeRef* type = nullptr;
   if (!status || status == MPI_STATUS_IGNORE || !count) return call.fail(nullptr, Err::kArg, "null argument");

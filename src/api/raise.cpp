@@ -14,7 +14,6 @@ extern "C" {
 __attribute__((visibility("default"))) int ftmpi_binding_raise(MPI_Comm comm, int error_class, const char* call_name,
                                                        const char* detail) {
   Call call(call_name ? call_name : "ftmpi_binding_raise");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (error_class <= MPI_SUCCESS || error_class > MPI_ERR_LASTCODE) error_class = MPI_ERR_INTERN;
   return call.fail(lookup_comm(comm), static_cast<Err>(error_class), "%s", detail ? detail : "");
 }

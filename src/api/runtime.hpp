@@ -96,8 +96,9 @@ struct Runtime {
   // Transparent mode (--ft-transparent): the message-logging module, null
   // otherwise. Declared after the engine: it goes first.
   std::unique_ptr<logging::Module> logging;
-  // Fault tolerance (spec/ft-semantics.md): the state machine, and the
-  // storage of the FTMPI_* attribute values handed out by MPI_Attr_get.
+  // Fault tolerance (spec/ft-semantics.md): the state machine (made by
+  // MPI_Init's ft_attach, so never null in an entry point), and the storage
+  // of the FTMPI_* attribute values handed out by MPI_Attr_get.
   std::unique_ptr<ft::Controller> ft;
   int ft_attr[6] = {};
   // Freed communicators whose operations are still in flight.

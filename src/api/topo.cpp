@@ -89,7 +89,6 @@ extern "C" {
 
 int PMPI_Cart_create(MPI_Comm ch, int ndims, int* dims, int* periods, int reorder, MPI_Comm* comm_cart) {
   Call call("MPI_Cart_create");
-  if (!call.running()) return MPI_ERR_OTHER;
   (void)reorder;
   int code = MPI_SUCCESS;
   comm::Communicator* c = intra_comm(call, ch, &code);
@@ -108,7 +107,6 @@ FTMPI_WEAK_ALIAS(MPI_Cart_create, PMPI_Cart_create)
 
 int PMPI_Graph_create(MPI_Comm ch, int nnodes, int* index, int* edges, int reorder, MPI_Comm* comm_graph) {
   Call call("MPI_Graph_create");
-  if (!call.running()) return MPI_ERR_OTHER;
   (void)reorder;
   int code = MPI_SUCCESS;
   comm::Communicator* c = intra_comm(call, ch, &code);
@@ -126,7 +124,6 @@ FTMPI_WEAK_ALIAS(MPI_Graph_create, PMPI_Graph_create)
 
 int PMPI_Topo_test(MPI_Comm ch, int* status) {
   Call call("MPI_Topo_test");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   if (!status) return call.fail(c, Err::kArg, "status pointer is null");
@@ -137,7 +134,6 @@ FTMPI_WEAK_ALIAS(MPI_Topo_test, PMPI_Topo_test)
 
 int PMPI_Dims_create(int nnodes, int ndims, int* dims) {
   Call call("MPI_Dims_create");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (ndims < 0) return call.fail(nullptr, Err::kDims, "ndims = %d is negative", ndims);
   if (ndims > 0 && !dims) return call.fail(nullptr, Err::kArg, "dims is null");
   if (nnodes < 1) return call.fail(nullptr, Err::kArg, "nnodes = %d is not positive", nnodes);
@@ -150,7 +146,6 @@ FTMPI_WEAK_ALIAS(MPI_Dims_create, PMPI_Dims_create)
 
 int PMPI_Cart_map(MPI_Comm ch, int ndims, int* dims, int* periods, int* newrank) {
   Call call("MPI_Cart_map");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = intra_comm(call, ch, &code);
   if (!c) return code;
@@ -165,7 +160,6 @@ FTMPI_WEAK_ALIAS(MPI_Cart_map, PMPI_Cart_map)
 
 int PMPI_Graph_map(MPI_Comm ch, int nnodes, int* index, int* edges, int* newrank) {
   Call call("MPI_Graph_map");
-  if (!call.running()) return MPI_ERR_OTHER;
   int code = MPI_SUCCESS;
   comm::Communicator* c = intra_comm(call, ch, &code);
   if (!c) return code;

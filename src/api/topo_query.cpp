@@ -16,7 +16,6 @@ extern "C" {
 
 int PMPI_Cartdim_get(MPI_Comm ch, int* ndims) {
   Call call("MPI_Cartdim_get");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;
   const comm::CartTopology* cart = cart_of(call, ch, &c, &code);
@@ -29,7 +28,6 @@ FTMPI_WEAK_ALIAS(MPI_Cartdim_get, PMPI_Cartdim_get)
 
 int PMPI_Cart_get(MPI_Comm ch, int maxdims, int* dims, int* periods, int* coords) {
   Call call("MPI_Cart_get");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;
   const comm::CartTopology* cart = cart_of(call, ch, &c, &code);
@@ -47,7 +45,6 @@ FTMPI_WEAK_ALIAS(MPI_Cart_get, PMPI_Cart_get)
 
 int PMPI_Cart_rank(MPI_Comm ch, int* coords, int* rank) {
   Call call("MPI_Cart_rank");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;
   const comm::CartTopology* cart = cart_of(call, ch, &c, &code);
@@ -61,7 +58,6 @@ FTMPI_WEAK_ALIAS(MPI_Cart_rank, PMPI_Cart_rank)
 
 int PMPI_Cart_coords(MPI_Comm ch, int rank, int maxdims, int* coords) {
   Call call("MPI_Cart_coords");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;
   const comm::CartTopology* cart = cart_of(call, ch, &c, &code);
@@ -79,7 +75,6 @@ FTMPI_WEAK_ALIAS(MPI_Cart_coords, PMPI_Cart_coords)
 
 int PMPI_Cart_shift(MPI_Comm ch, int direction, int disp, int* rank_source, int* rank_dest) {
   Call call("MPI_Cart_shift");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;
   const comm::CartTopology* cart = cart_of(call, ch, &c, &code);
@@ -93,7 +88,6 @@ FTMPI_WEAK_ALIAS(MPI_Cart_shift, PMPI_Cart_shift)
 
 int PMPI_Cart_sub(MPI_Comm ch, int* remain_dims, MPI_Comm* newcomm) {
   Call call("MPI_Cart_sub");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;
   const comm::CartTopology* cart = cart_of(call, ch, &c, &code);
@@ -125,7 +119,6 @@ FTMPI_WEAK_ALIAS(MPI_Cart_sub, PMPI_Cart_sub)
 
 int PMPI_Graphdims_get(MPI_Comm ch, int* nnodes, int* nedges) {
   Call call("MPI_Graphdims_get");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;
   const comm::GraphTopology* g = graph_of(call, ch, &c, &code);
@@ -139,7 +132,6 @@ FTMPI_WEAK_ALIAS(MPI_Graphdims_get, PMPI_Graphdims_get)
 
 int PMPI_Graph_get(MPI_Comm ch, int maxindex, int maxedges, int* index, int* edges) {
   Call call("MPI_Graph_get");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;
   const comm::GraphTopology* g = graph_of(call, ch, &c, &code);
@@ -156,7 +148,6 @@ FTMPI_WEAK_ALIAS(MPI_Graph_get, PMPI_Graph_get)
 
 int PMPI_Graph_neighbors_count(MPI_Comm ch, int rank, int* nneighbors) {
   Call call("MPI_Graph_neighbors_count");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;
   const comm::GraphTopology* g = graph_of(call, ch, &c, &code);
@@ -171,7 +162,6 @@ FTMPI_WEAK_ALIAS(MPI_Graph_neighbors_count, PMPI_Graph_neighbors_count)
 
 int PMPI_Graph_neighbors(MPI_Comm ch, int rank, int maxneighbors, int* neighbors) {
   Call call("MPI_Graph_neighbors");
-  if (!call.running()) return MPI_ERR_OTHER;
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;
   const comm::GraphTopology* g = graph_of(call, ch, &c, &code);

@@ -44,7 +44,6 @@ int MPI_TYPE_DUP_FN(MPI_Datatype, int, void*, void* attribute_val_in, void* attr
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn, MPI_Type_delete_attr_function* delete_fn,
                             int* keyval, void* extra_state) {
   Call call("MPI_Type_create_keyval");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!keyval) return call.fail(nullptr, Err::kArg, "keyval pointer is null");
   *keyval = rt()->type_keyvals.create({copy_fn, delete_fn, extra_state});
   return MPI_SUCCESS;
@@ -53,7 +52,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_create_keyval, PMPI_Type_create_keyval)
 
 int PMPI_Type_free_keyval(int* keyval) {
   Call call("MPI_Type_free_keyval");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!keyval) return call.fail(nullptr, Err::kArg, "keyval pointer is null");
   int code = MPI_SUCCESS;
   if (!type_keyval(call, *keyval, &code)) return code;
@@ -66,7 +64,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_free_keyval, PMPI_Type_free_keyval)
 
 int PMPI_Type_set_attr(MPI_Datatype dt, int keyval, void* attribute_val) {
   Call call("MPI_Type_set_attr");
-  if (!call.running()) return MPI_ERR_OTHER;
   TypeObj* t = rt()->types.get(dt);
   if (!t) return bad_type(call, dt);
   int code = MPI_SUCCESS;
@@ -80,7 +77,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_set_attr, PMPI_Type_set_attr)
 
 int PMPI_Type_get_attr(MPI_Datatype dt, int keyval, void* attribute_val, int* flag) {
   Call call("MPI_Type_get_attr");
-  if (!call.running()) return MPI_ERR_OTHER;
   TypeObj* t = rt()->types.get(dt);
   if (!t) return bad_type(call, dt);
   if (!attribute_val || !flag) return call.fail(nullptr, Err::kArg, "null argument");
@@ -95,7 +91,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_get_attr, PMPI_Type_get_attr)
 
 int PMPI_Type_delete_attr(MPI_Datatype dt, int keyval) {
   Call call("MPI_Type_delete_attr");
-  if (!call.running()) return MPI_ERR_OTHER;
   TypeObj* t = rt()->types.get(dt);
   if (!t) return bad_type(call, dt);
   int code = MPI_SUCCESS;

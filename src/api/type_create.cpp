@@ -54,7 +54,6 @@ extern "C" {
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype* newtype) {
   Call call("MPI_Type_create_hvector");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (int c = check_common(call, count, true, newtype); c != MPI_SUCCESS) return c;
   const dtype::Type* old = any_type(oldtype);
   if (!old) return bad_type(call, oldtype);
@@ -68,7 +67,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_create_hvector, PMPI_Type_create_hvector)
 int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
   Call call("MPI_Type_create_hindexed");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (int c = check_common(call, count, blocklengths && displacements, newtype); c != MPI_SUCCESS) return c;
   const dtype::Type* old = any_type(oldtype);
   if (!old) return bad_type(call, oldtype);
@@ -84,7 +82,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_create_hindexed, PMPI_Type_create_hindexed)
 int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                             const MPI_Datatype types[], MPI_Datatype* newtype) {
   Call call("MPI_Type_create_struct");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (int c = check_common(call, count, blocklengths && displacements && types, newtype); c != MPI_SUCCESS)
     return c;
   const size_t n = static_cast<size_t>(count);
@@ -104,7 +101,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_create_struct, PMPI_Type_create_struct)
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype* newtype) {
   Call call("MPI_Type_create_indexed_block");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (int c = check_common(call, count, displacements != nullptr, newtype); c != MPI_SUCCESS) return c;
   const dtype::Type* old = any_type(oldtype);
   if (!old) return bad_type(call, oldtype);
@@ -121,7 +117,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_create_indexed_block, PMPI_Type_create_indexed_block)
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
                                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
   Call call("MPI_Type_create_hindexed_block");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (int c = check_common(call, count, displacements != nullptr, newtype); c != MPI_SUCCESS) return c;
   const dtype::Type* old = any_type(oldtype);
   if (!old) return bad_type(call, oldtype);
@@ -137,7 +132,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_create_hindexed_block, PMPI_Type_create_hindexed_block
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
   Call call("MPI_Type_create_resized");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!newtype) return call.fail(nullptr, Err::kArg, "newtype pointer is null");
   const dtype::Type* old = any_type(oldtype);
   if (!old) return bad_type(call, oldtype);
@@ -150,7 +144,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_create_resized, PMPI_Type_create_resized)
 int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
   Call call("MPI_Type_create_subarray");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!newtype) return call.fail(nullptr, Err::kArg, "newtype pointer is null");
   if (ndims <= 0) return call.fail(nullptr, Err::kArg, "ndims %d is not positive", ndims);
   if (!sizes || !subsizes || !starts) return call.fail(nullptr, Err::kArg, "an array argument is null");
@@ -180,7 +173,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_create_subarray, PMPI_Type_create_subarray)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   Call call("MPI_Type_dup");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!newtype) return call.fail(nullptr, Err::kArg, "newtype pointer is null");
   TypeObj* old = rt()->types.get(oldtype);
   if (!old) return bad_type(call, oldtype);

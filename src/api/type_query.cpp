@@ -18,7 +18,6 @@ namespace {
 template <typename T>
 int bounds(const char* name, MPI_Datatype dt, T* lo, T* ext, bool true_bounds) {
   Call call(name);
-  if (!call.running()) return MPI_ERR_OTHER;
   const dtype::Type* t = any_type(dt);
   if (!t) return bad_type(call, dt);
   if (!lo || !ext) return call.fail(nullptr, Err::kArg, "a result pointer is null");
@@ -50,7 +49,6 @@ extern "C" {
 
 int PMPI_Get_address(const void* location, MPI_Aint* address) {
   Call call("MPI_Get_address");
-  if (!call.running()) return MPI_ERR_OTHER;
   if (!address) return call.fail(nullptr, Err::kArg, "address pointer is null");
   *address = static_cast<MPI_Aint>(reinterpret_cast<uintptr_t>(location));
   return MPI_SUCCESS;
@@ -79,7 +77,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_get_true_extent_x, PMPI_Type_get_true_extent_x)
 
 int PMPI_Type_size_x(MPI_Datatype dt, MPI_Count* size) {
   Call call("MPI_Type_size_x");
-  if (!call.running()) return MPI_ERR_OTHER;
   const dtype::Type* t = any_type(dt);
   if (!t) return bad_type(call, dt);
   if (!size) return call.fail(nullptr, Err::kArg, "size pointer is null");
@@ -90,7 +87,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_size_x, PMPI_Type_size_x)
 
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype dt, MPI_Count* count) {
   Call call("MPI_Get_elements_x");
-  if (!call.running()) return MPI_ERR_OTHER;
   Why w;
   const dtype::TypeRef* type = nullptr;
   if (!status || status == MPI_STATUS_IGNORE || !count) return call.fail(nullptr, Err::kArg, "null argument");
@@ -104,7 +100,6 @@ FTMPI_WEAK_ALIAS(MPI_Get_elements_x, PMPI_Get_elements_x)
 int PMPI_Type_get_envelope(MPI_Datatype dt, int* num_integers, int* num_addresses, int* num_datatypes,
                            int* combiner) {
   Call call("MPI_Type_get_envelope");
-  if (!call.running()) return MPI_ERR_OTHER;
   TypeObj* t = rt()->types.get(dt);
   if (!t) return bad_type(call, dt);
   if (!num_integers || !num_addresses || !num_datatypes || !combiner)
@@ -120,7 +115,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_get_envelope, PMPI_Type_get_envelope)
 int PMPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses, int max_datatypes, int integers[],
                            MPI_Aint addresses[], MPI_Datatype datatypes[]) {
   Call call("MPI_Type_get_contents");
-  if (!call.running()) return MPI_ERR_OTHER;
   TypeObj* t = rt()->types.get(dt);
   if (!t) return bad_type(call, dt);
   if (t->env.combiner == MPI_COMBINER_NAMED)
@@ -140,7 +134,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_get_contents, PMPI_Type_get_contents)
 
 int PMPI_Type_set_name(MPI_Datatype dt, const char* name) {
   Call call("MPI_Type_set_name");
-  if (!call.running()) return MPI_ERR_OTHER;
   TypeObj* t = rt()->types.get(dt);
   if (!t) return bad_type(call, dt);
   if (!name) return call.fail(nullptr, Err::kArg, "name is null");
@@ -152,7 +145,6 @@ FTMPI_WEAK_ALIAS(MPI_Type_set_name, PMPI_Type_set_name)
 
 int PMPI_Type_get_name(MPI_Datatype dt, char* name, int* resultlen) {
   Call call("MPI_Type_get_name");
-  if (!call.running()) return MPI_ERR_OTHER;
   TypeObj* t = rt()->types.get(dt);
   if (!t) return bad_type(call, dt);
   if (!name || !resultlen) return call.fail(nullptr, Err::kArg, "null argument");
