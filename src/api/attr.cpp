@@ -2,7 +2,8 @@
 // predefined callbacks, and the predefined attributes.
 //
 // Keyvals 1-15 are reserved: 1-4 are MPI_TAG_UB, MPI_HOST, MPI_IO and
-// MPI_WTIME_IS_GLOBAL (readable on every communicator), 8-13 the FTMPI_*
+// MPI_WTIME_IS_GLOBAL (readable on every communicator), 5-6 MPI_UNIVERSE_SIZE
+// and MPI_APPNUM (MPI-2, on MPI_COMM_WORLD only), 8-13 the FTMPI_*
 // keys (read through the FT layer's hook, on MPI_COMM_WORLD and
 // MPI_COMM_SELF); all are read-only. User keyvals start at 16.
 #include <type_traits>
@@ -25,6 +26,9 @@ namespace {
 int g_tag_ub = kTagUb;
 int g_host = MPI_PROC_NULL;
 int g_wtime_is_global = 0;
+// MPI_APPNUM (MPI-3.1 §10.5.3): the number of the mpirun command block that
+// started this process; mpirun takes one program, so it is always 0.
+int g_appnum = 0;
 
 // The address of a predefined attribute's value on `c`, or nullptr if the
 // key is reserved but not set there.
@@ -42,6 +46,14 @@ void* predefined_value(MPI_Comm ch, comm::Communicator& c, int keyval) {
     }
     case MPI_WTIME_IS_GLOBAL:
       return &g_wtime_is_global;
+    // MPI-3.1 §10.5.1: the processes the job may use in total. No dynamic
+    // process creation, so those mpirun started: the world size at launch
+    // (REBUILD respawns into it; SHRINK does not add to it).
+    case MPI_UNIVERSE_SIZE:
+      return ch == MPI_COMM_WORLD ? &rt()->boot.world_size : nullptr;
+    // Not set in a singleton: no startup command to number (§10.5.3).
+    case MPI_APPNUM:
+      return ch == MPI_COMM_WORLD && !rt()->boot.singleton ? &g_appnum : nullptr;
     default:
       break;
   }

@@ -1,4 +1,4 @@
-// The 35 predefined datatypes. Their numbers are the MPI_Datatype handle
+// The 38 predefined datatypes. Their numbers are the MPI_Datatype handle
 // indices of include/mpi.h (docs/architecture.md, "Predefined datatypes"), so
 // the API layer converts with a cast and this module never sees a handle.
 //
@@ -52,9 +52,13 @@ enum class Builtin : uint8_t {
   k2Integer = 33,
   k2Real = 34,
   k2DoublePrecision = 35,
+  // MPI-3 multi-language types (MPI-3.1 §3.2.2): MPI_AINT, MPI_OFFSET, MPI_COUNT.
+  kAint = 36,
+  kOffset = 37,
+  kCount = 38,
 };
 
-inline constexpr int kNumBuiltins = 35;
+inline constexpr int kNumBuiltins = 38;
 
 constexpr bool is_builtin_id(int id) { return id >= 1 && id <= kNumBuiltins; }
 
@@ -71,6 +75,7 @@ enum class Kind : uint8_t {
   kPair,
   kPacked,
   kMarker,
+  kMultiLanguage,  // MPI_AINT, MPI_OFFSET, MPI_COUNT (MPI-3.1 §5.9.2)
 };
 
 template <class V, class I>
@@ -126,6 +131,10 @@ template <> struct CType<Builtin::kCharacter> { using type = char; };
 template <> struct CType<Builtin::k2Integer> { using type = Pair<int, int>; };
 template <> struct CType<Builtin::k2Real> { using type = Pair<float, float>; };
 template <> struct CType<Builtin::k2DoublePrecision> { using type = Pair<double, double>; };
+// C types of MPI_Aint, MPI_Offset and MPI_Count (include/mpi.h).
+template <> struct CType<Builtin::kAint> { using type = long; };
+template <> struct CType<Builtin::kOffset> { using type = long long; };
+template <> struct CType<Builtin::kCount> { using type = long long; };
 // clang-format on
 
 template <Builtin B>
@@ -192,6 +201,10 @@ constexpr Kind kind_of(Builtin b) {
       return Kind::kComplex;
     case Builtin::kLogical:
       return Kind::kLogical;
+    case Builtin::kAint:
+    case Builtin::kOffset:
+    case Builtin::kCount:
+      return Kind::kMultiLanguage;
   }
   return Kind::kMarker;
 }
@@ -221,7 +234,7 @@ constexpr const char* name_of(Builtin b) {
       "MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT", "MPI_2INT", "MPI_SHORT_INT",
       "MPI_LONG_DOUBLE_INT", "MPI_INTEGER", "MPI_REAL", "MPI_DOUBLE_PRECISION", "MPI_COMPLEX",
       "MPI_DOUBLE_COMPLEX", "MPI_LOGICAL", "MPI_CHARACTER", "MPI_2INTEGER", "MPI_2REAL",
-      "MPI_2DOUBLE_PRECISION"};
+      "MPI_2DOUBLE_PRECISION", "MPI_AINT", "MPI_OFFSET", "MPI_COUNT"};
   return kNames[static_cast<int>(b)];
 }
 
@@ -261,7 +274,7 @@ inline constexpr std::array<BuiltinInfo, kNumBuiltins + 1> kBuiltinTable =
 
 }  // namespace detail
 
-// Metadata of a builtin; `b` must be one of the 35 values.
+// Metadata of a builtin; `b` must be one of the 38 values.
 constexpr const BuiltinInfo& info(Builtin b) { return detail::kBuiltinTable[static_cast<int>(b)]; }
 
 constexpr bool is_pair(Builtin b) { return info(b).kind == Kind::kPair; }

@@ -29,16 +29,18 @@ inline constexpr int kNumOps = 12;
 
 // The standard's table of which op applies to which class of builtin.
 // MPI_CHAR, MPI_WCHAR, MPI_CHARACTER and MPI_PACKED are not numbers and take
-// no op; MPI_SIGNED_CHAR / MPI_UNSIGNED_CHAR count as C integers (MPI-2.2).
+// no op; MPI_SIGNED_CHAR / MPI_UNSIGNED_CHAR count as C integers (MPI-2.2);
+// the multi-language types take no logical op (MPI-3.1 §5.9.2).
 constexpr bool op_allowed(OpKind op, Kind k) {
   switch (op) {
     case OpKind::kMax:
     case OpKind::kMin:
-      return k == Kind::kCInteger || k == Kind::kFortranInteger || k == Kind::kFloating;
+      return k == Kind::kCInteger || k == Kind::kFortranInteger || k == Kind::kFloating ||
+             k == Kind::kMultiLanguage;
     case OpKind::kSum:
     case OpKind::kProd:
       return k == Kind::kCInteger || k == Kind::kFortranInteger || k == Kind::kFloating ||
-             k == Kind::kComplex;
+             k == Kind::kComplex || k == Kind::kMultiLanguage;
     case OpKind::kLand:
     case OpKind::kLor:
     case OpKind::kLxor:
@@ -46,7 +48,8 @@ constexpr bool op_allowed(OpKind op, Kind k) {
     case OpKind::kBand:
     case OpKind::kBor:
     case OpKind::kBxor:
-      return k == Kind::kCInteger || k == Kind::kFortranInteger || k == Kind::kByte;
+      return k == Kind::kCInteger || k == Kind::kFortranInteger || k == Kind::kByte ||
+             k == Kind::kMultiLanguage;
     case OpKind::kMaxloc:
     case OpKind::kMinloc:
       return k == Kind::kPair;

@@ -23,16 +23,17 @@ std::set<Builtin> allowed_types(OpKind op) {
   const std::set<Builtin> pairs = {Builtin::kFloatInt, Builtin::kDoubleInt, Builtin::kLongInt,
                                    Builtin::k2Int, Builtin::kShortInt, Builtin::kLongDoubleInt,
                                    Builtin::k2Integer, Builtin::k2Real, Builtin::k2DoublePrecision};
+  const std::set<Builtin> multi = {Builtin::kAint, Builtin::kOffset, Builtin::kCount};
   std::set<Builtin> s;
   auto add = [&](const std::set<Builtin>& x) { s.insert(x.begin(), x.end()); };
   switch (op) {
     case OpKind::kMax:
     case OpKind::kMin:
-      add(c_int), add(floating), s.insert(Builtin::kInteger);
+      add(c_int), add(floating), add(multi), s.insert(Builtin::kInteger);
       break;
     case OpKind::kSum:
     case OpKind::kProd:
-      add(c_int), add(floating), add(complex), s.insert(Builtin::kInteger);
+      add(c_int), add(floating), add(complex), add(multi), s.insert(Builtin::kInteger);
       break;
     case OpKind::kLand:
     case OpKind::kLor:
@@ -42,7 +43,7 @@ std::set<Builtin> allowed_types(OpKind op) {
     case OpKind::kBand:
     case OpKind::kBor:
     case OpKind::kBxor:
-      add(c_int), s.insert(Builtin::kInteger), s.insert(Builtin::kByte);
+      add(c_int), add(multi), s.insert(Builtin::kInteger), s.insert(Builtin::kByte);
       break;
     case OpKind::kMaxloc:
     case OpKind::kMinloc:
@@ -65,7 +66,7 @@ TEST(Ops, CheckFollowsTheStandardTable) {
       allowed += want;
     }
   }
-  EXPECT_EQ(allowed, 2 * 16 + 2 * 18 + 3 * 11 + 3 * 12 + 2 * 9);
+  EXPECT_EQ(allowed, 2 * 19 + 2 * 21 + 3 * 11 + 3 * 15 + 2 * 9);
   EXPECT_EQ(check(static_cast<OpKind>(0), B(Builtin::kInt)), Err::kOp);
   EXPECT_EQ(check(static_cast<OpKind>(13), B(Builtin::kInt)), Err::kOp);
 }

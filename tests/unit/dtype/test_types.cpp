@@ -52,6 +52,9 @@ TEST(Builtin, TableMatchesAbi) {
       {Builtin::k2Integer, 8, 8, 4, Kind::kPair},
       {Builtin::k2Real, 8, 8, 4, Kind::kPair},
       {Builtin::k2DoublePrecision, 16, 16, 8, Kind::kPair},
+      {Builtin::kAint, 8, 8, 8, Kind::kMultiLanguage},
+      {Builtin::kOffset, 8, 8, 8, Kind::kMultiLanguage},
+      {Builtin::kCount, 8, 8, 8, Kind::kMultiLanguage},
   };
   ASSERT_EQ(std::size(rows), static_cast<size_t>(kNumBuiltins));
   for (int i = 0; i < kNumBuiltins; ++i) {
