@@ -4,6 +4,7 @@
 // other processes, ...) are not checked, as the standard says they are
 // "significant only at root". MPI_IN_PLACE (MPI-2) at the root: in_place.hpp.
 #include "api/call.hpp"
+#include "api/coll_inter.hpp"
 #include "api/coll_support.hpp"
 #include "api/in_place.hpp"
 #include "api/pmpi.hpp"
@@ -15,12 +16,15 @@ using namespace ftmpi::api;
 namespace {
 
 // Gather and scatter: `root_side` is the side only the root uses.
-int rooted_blocks(const char* name, bool gather, void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+int rooted_blocks(const char* name, bool gather, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                   MPI_Datatype rtype, int root, MPI_Comm ch) {
   Call call(name);
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = coll_comm(call, ch, &code, true);
   if (!c) return code;
+  if (c->is_inter())
+    return inter_rooted(call, *c, gather, sbuf, nullptr, nullptr, scount, stype, rbuf, nullptr, nullptr, rcount, rtype,
+                        root);
   Why w;
   Err e;
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
@@ -62,8 +66,9 @@ extern "C" {
 int PMPI_Barrier(MPI_Comm ch) {
   Call call("MPI_Barrier");
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = coll_comm(call, ch, &code, true);
   if (!c) return code;
+  if (c->is_inter()) return inter_barrier(call, *c);
   if (refused_collective(call, *c, &code)) return code;
   return call.ret(c, coll::barrier(team_of(*c)));
 }
@@ -72,8 +77,9 @@ FTMPI_WEAK_ALIAS(MPI_Barrier, PMPI_Barrier)
 int PMPI_Bcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm ch) {
   Call call("MPI_Bcast");
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = coll_comm(call, ch, &code, true);
   if (!c) return code;
+  if (c->is_inter()) return inter_bcast(call, *c, buf, count, dt, root);
   Why w;
   Err e;
   const dtype::TypeRef* t = nullptr;
@@ -86,24 +92,26 @@ int PMPI_Bcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm ch) {
 }
 FTMPI_WEAK_ALIAS(MPI_Bcast, PMPI_Bcast)
 
-int PMPI_Gather(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+int PMPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
                 MPI_Comm ch) {
   return rooted_blocks("MPI_Gather", true, sbuf, scount, stype, rbuf, rcount, rtype, root, ch);
 }
 FTMPI_WEAK_ALIAS(MPI_Gather, PMPI_Gather)
 
-int PMPI_Scatter(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+int PMPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
                  MPI_Comm ch) {
   return rooted_blocks("MPI_Scatter", false, sbuf, scount, stype, rbuf, rcount, rtype, root, ch);
 }
 FTMPI_WEAK_ALIAS(MPI_Scatter, PMPI_Scatter)
 
-int PMPI_Gatherv(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int* rcounts, int* displs,
+int PMPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts, const int* displs,
                  MPI_Datatype rtype, int root, MPI_Comm ch) {
   Call call("MPI_Gatherv");
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = coll_comm(call, ch, &code, true);
   if (!c) return code;
+  if (c->is_inter())
+    return inter_rooted(call, *c, true, sbuf, nullptr, nullptr, scount, stype, rbuf, rcounts, displs, 0, rtype, root);
   Why w;
   Err e;
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
@@ -135,12 +143,14 @@ int PMPI_Gatherv(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int* rc
 }
 FTMPI_WEAK_ALIAS(MPI_Gatherv, PMPI_Gatherv)
 
-int PMPI_Scatterv(void* sbuf, int* scounts, int* displs, MPI_Datatype stype, void* rbuf, int rcount,
+int PMPI_Scatterv(const void* sbuf, const int* scounts, const int* displs, MPI_Datatype stype, void* rbuf, int rcount,
                   MPI_Datatype rtype, int root, MPI_Comm ch) {
   Call call("MPI_Scatterv");
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = coll_comm(call, ch, &code, true);
   if (!c) return code;
+  if (c->is_inter())
+    return inter_rooted(call, *c, false, sbuf, scounts, displs, 0, stype, rbuf, nullptr, nullptr, rcount, rtype, root);
   Why w;
   Err e;
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;

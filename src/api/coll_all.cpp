@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "api/call.hpp"
+#include "api/coll_inter.hpp"
 #include "api/coll_support.hpp"
 #include "api/in_place.hpp"
 #include "api/pmpi.hpp"
@@ -14,12 +15,14 @@ using namespace ftmpi::api;
 
 namespace {
 
-int all_blocks(const char* name, bool to_all, void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+int all_blocks(const char* name, bool to_all, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                MPI_Datatype rtype, MPI_Comm ch) {
   Call call(name);
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = coll_comm(call, ch, &code, true);
   if (!c) return code;
+  if (c->is_inter())
+    return inter_all(call, *c, to_all, sbuf, nullptr, nullptr, scount, stype, rbuf, nullptr, nullptr, rcount, rtype);
   InPlace ip;
   if (sbuf == MPI_IN_PLACE) {
     // The input is this process's block of the receive buffer (allgather)
@@ -48,24 +51,26 @@ int all_blocks(const char* name, bool to_all, void* sbuf, int scount, MPI_Dataty
 
 extern "C" {
 
-int PMPI_Allgather(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+int PMPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                    MPI_Comm ch) {
   return all_blocks("MPI_Allgather", false, sbuf, scount, stype, rbuf, rcount, rtype, ch);
 }
 FTMPI_WEAK_ALIAS(MPI_Allgather, PMPI_Allgather)
 
-int PMPI_Alltoall(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+int PMPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                   MPI_Comm ch) {
   return all_blocks("MPI_Alltoall", true, sbuf, scount, stype, rbuf, rcount, rtype, ch);
 }
 FTMPI_WEAK_ALIAS(MPI_Alltoall, PMPI_Alltoall)
 
-int PMPI_Allgatherv(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int* rcounts, int* displs,
+int PMPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts, const int* displs,
                     MPI_Datatype rtype, MPI_Comm ch) {
   Call call("MPI_Allgatherv");
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = coll_comm(call, ch, &code, true);
   if (!c) return code;
+  if (c->is_inter())
+    return inter_all(call, *c, false, sbuf, nullptr, nullptr, scount, stype, rbuf, rcounts, displs, 0, rtype);
   Why w;
   Err e;
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
@@ -93,12 +98,14 @@ int PMPI_Allgatherv(void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int*
 }
 FTMPI_WEAK_ALIAS(MPI_Allgatherv, PMPI_Allgatherv)
 
-int PMPI_Alltoallv(void* sbuf, int* scounts, int* sdispls, MPI_Datatype stype, void* rbuf, int* rcounts,
-                   int* rdispls, MPI_Datatype rtype, MPI_Comm ch) {
+int PMPI_Alltoallv(const void* sbuf, const int* scounts, const int* sdispls, MPI_Datatype stype, void* rbuf, const int* rcounts,
+                   const int* rdispls, MPI_Datatype rtype, MPI_Comm ch) {
   Call call("MPI_Alltoallv");
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = coll_comm(call, ch, &code, true);
   if (!c) return code;
+  if (c->is_inter())
+    return inter_all(call, *c, true, sbuf, scounts, sdispls, 0, stype, rbuf, rcounts, rdispls, 0, rtype);
   Why w;
   Err e;
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "api/coll_inter.hpp"
 #include "api/coll_schedule.hpp"
 #include "api/pmpi.hpp"
 
@@ -31,8 +32,9 @@ int alltoallw(const char* name, const void* sbuf, const int* scounts, const int*
               MPI_Request* request, bool nonblocking) {
   Call call(name);
   int code = MPI_SUCCESS;
-  comm::Communicator* c = nonblocking ? nbc_comm(call, ch, request, &code) : coll_comm(call, ch, &code);
+  comm::Communicator* c = nonblocking ? nbc_comm(call, ch, request, &code) : coll_comm(call, ch, &code, true);
   if (!c) return code;
+  if (c->is_inter()) return inter_alltoallw(call, *c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
   const int n = c->size(), me = c->rank();
   Why w;
   Err e;

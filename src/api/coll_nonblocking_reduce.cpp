@@ -4,6 +4,7 @@
 // same schedules and wait. MPI_IN_PLACE as MPI-3.1 §5.9-5.11 allow it.
 #include <climits>
 
+#include "api/coll_inter.hpp"
 #include "api/coll_schedule.hpp"
 #include "api/pmpi.hpp"
 
@@ -58,7 +59,7 @@ int reduce_scatter(const char* name, const void* sbuf, void* rbuf, const int* rc
                    MPI_Datatype dt, MPI_Op oph, MPI_Comm ch, MPI_Request* request, bool nonblocking) {
   Call call(name);
   int code = MPI_SUCCESS;
-  comm::Communicator* c = nonblocking ? nbc_comm(call, ch, request, &code) : coll_comm(call, ch, &code);
+  comm::Communicator* c = nonblocking ? nbc_comm(call, ch, request, &code) : coll_comm(call, ch, &code, true);
   if (!c) return code;
   Why w;
   Err e;
@@ -68,6 +69,7 @@ int reduce_scatter(const char* name, const void* sbuf, void* rbuf, const int* rc
     even.assign(static_cast<size_t>(c->size()), block);
     rcounts = even.data();
   }
+  if (c->is_inter()) return inter_reduce_scatter(call, *c, sbuf, rbuf, rcounts, dt, oph);
   if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w))) return call.fail(c, e, "%s", w.text);
   long long total = 0;
   for (int r = 0; r < c->size(); ++r) total += rcounts[r];

@@ -1,6 +1,7 @@
 // Reduction entry points: MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter,
 // MPI_Scan (with MPI-2's MPI_IN_PLACE: in_place.hpp).
 #include "api/call.hpp"
+#include "api/coll_inter.hpp"
 #include "api/coll_support.hpp"
 #include "api/in_place.hpp"
 #include "api/pmpi.hpp"
@@ -13,12 +14,13 @@ namespace {
 
 enum class Reduction { kReduce, kAllreduce, kScan };
 
-int reduction(const char* name, Reduction kind, void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op oph, int root,
+int reduction(const char* name, Reduction kind, const void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op oph, int root,
               MPI_Comm ch) {
   Call call(name);
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = coll_comm(call, ch, &code, kind != Reduction::kScan);
   if (!c) return code;
+  if (c->is_inter()) return inter_reduce(call, *c, kind == Reduction::kAllreduce, sbuf, rbuf, count, dt, oph, root);
   Why w;
   Err e;
   const dtype::TypeRef* t = nullptr;
@@ -51,26 +53,27 @@ int reduction(const char* name, Reduction kind, void* sbuf, void* rbuf, int coun
 
 extern "C" {
 
-int PMPI_Reduce(void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm ch) {
+int PMPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm ch) {
   return reduction("MPI_Reduce", Reduction::kReduce, sbuf, rbuf, count, dt, op, root, ch);
 }
 FTMPI_WEAK_ALIAS(MPI_Reduce, PMPI_Reduce)
 
-int PMPI_Allreduce(void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm ch) {
+int PMPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm ch) {
   return reduction("MPI_Allreduce", Reduction::kAllreduce, sbuf, rbuf, count, dt, op, 0, ch);
 }
 FTMPI_WEAK_ALIAS(MPI_Allreduce, PMPI_Allreduce)
 
-int PMPI_Scan(void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm ch) {
+int PMPI_Scan(const void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm ch) {
   return reduction("MPI_Scan", Reduction::kScan, sbuf, rbuf, count, dt, op, 0, ch);
 }
 FTMPI_WEAK_ALIAS(MPI_Scan, PMPI_Scan)
 
-int PMPI_Reduce_scatter(void* sbuf, void* rbuf, int* rcounts, MPI_Datatype dt, MPI_Op oph, MPI_Comm ch) {
+int PMPI_Reduce_scatter(const void* sbuf, void* rbuf, const int* rcounts, MPI_Datatype dt, MPI_Op oph, MPI_Comm ch) {
   Call call("MPI_Reduce_scatter");
   int code = MPI_SUCCESS;
-  comm::Communicator* c = coll_comm(call, ch, &code);
+  comm::Communicator* c = coll_comm(call, ch, &code, true);
   if (!c) return code;
+  if (c->is_inter()) return inter_reduce_scatter(call, *c, sbuf, rbuf, rcounts, dt, oph);
   Why w;
   Err e;
   const dtype::TypeRef* t = nullptr;

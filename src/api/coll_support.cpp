@@ -27,14 +27,14 @@ bool refused_collective(Call& call, comm::Communicator& c, int* code) {
 }
 
 // Finds and checks the communicator; on failure returns the error code through `code`.
-comm::Communicator* coll_comm(Call& call, MPI_Comm ch, int* code) {
+comm::Communicator* coll_comm(Call& call, MPI_Comm ch, int* code, bool inter_ok) {
   comm::Communicator* c = lookup_comm(ch);
   if (!c) {
     *code = call.fail(nullptr, Err::kComm, ch == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL" : "invalid communicator");
     return nullptr;
   }
   Why w;
-  if (Err e = check_intra(*c, w); !ok(e)) {
+  if (Err e = inter_ok ? Err::kOk : check_intra(*c, w); !ok(e)) {
     *code = call.fail(c, e, "%s", w.text);
     return nullptr;
   }

@@ -54,9 +54,11 @@ struct BoundOp {
 // kOp for an invalid op, or a predefined op that does not apply to `t`.
 Err bind_op(MPI_Op h, MPI_Datatype dt, const dtype::TypeRef& t, BoundOp* out, Why& w);
 
-// The communicator of a collective: valid and an intracommunicator. On
-// failure returns null and sets *code to what the call must return.
-comm::Communicator* coll_comm(Call& call, MPI_Comm ch, int* code);
+// The communicator of a collective: valid, and an intracommunicator unless
+// `inter_ok` (the collectives that have an intercommunicator form,
+// coll_inter.hpp). On failure returns null and sets *code to what the call
+// must return.
+comm::Communicator* coll_comm(Call& call, MPI_Comm ch, int* code, bool inter_ok = false);
 // The same for a nonblocking collective, whose request pointer must not be
 // null (checked after the communicator, as every entry point did).
 comm::Communicator* nbc_comm(Call& call, MPI_Comm ch, const MPI_Request* request, int* code);
@@ -64,7 +66,8 @@ comm::Communicator* nbc_comm(Call& call, MPI_Comm ch, const MPI_Request* request
 // One side (buffer, count, type) of a collective.
 Err check_side(const void* buf, int count, MPI_Datatype dt, const dtype::TypeRef** t, Why& w);
 
-// Collectives are defined on intracommunicators only in MPI-1.2.
+// MPI-1.2 defines collectives on intracommunicators only; MPI-2 adds the
+// intercommunicator forms of most (not Scan, Exscan, nonblocking ones here).
 inline Err check_intra(const comm::Communicator& c, Why& w) {
   return c.is_inter() ? w.set(Err::kComm, "collective operations need an intracommunicator") : Err::kOk;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "api/coll_inter.hpp"
+
 namespace ftmpi::api {
 
 HandleTable<GroupObj> make_group_table() {
@@ -50,6 +52,7 @@ int destroy_comm(MPI_Comm h) {
   c = r->comms.get(h);
   if (!c) return rc;
   const MPI_Errhandler eh = state_of(*c).errhandler;
+  retire_inter_local(*c);
   std::unique_ptr<comm::Communicator> obj = r->comms.remove(h);
   if (obj->pending_ops > 0) r->zombie_comms.push_back(std::move(obj));
   else r->engine.forget_context(obj->ctx());

@@ -2,6 +2,7 @@
 // attributes, the end-of-recovery work on handles, the entry check of
 // communication calls, and MPI_Comm_dup(MPI_COMM_WORLD) as the recovery call.
 #include "api/call.hpp"
+#include "api/coll_inter.hpp"
 #include "api/ft_hooks.hpp"
 #include "coll/ft/agreement.hpp"
 
@@ -51,6 +52,7 @@ class ApiWorldHooks final : public ft::WorldHooks {
     for (int h : comms) {
       if (auto obj = R.comms.remove(h)) {
         state_of(*obj).handle = MPI_COMM_NULL;
+        retire_inter_local(*obj);
         R.zombie_comms.push_back(std::move(obj));
       }
     }

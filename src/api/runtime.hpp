@@ -28,6 +28,9 @@ struct CommState : comm::CommExt {
   // Storage of the MPI_IO attribute's value (the caller's rank here), which
   // MPI_Attr_get hands out by address.
   int attr_io_value = 0;
+  // Intercommunicators: an intracommunicator of the local group, made at the
+  // first collective (coll_inter.cpp); never a user handle.
+  std::unique_ptr<comm::Communicator> inter_local;
 };
 
 struct ErrhandlerObj {

@@ -45,6 +45,8 @@ enum class AlgoId : int {
   kScanRecursiveDoubling,
   kScanLinear,
   kNonblocking,  // every nonblocking collective (nbc/schedule.hpp), step 0
+  kInterLeaders,  // intercommunicator collectives: transfers between the groups (inter/)
+  kInterLinear,
 };
 
 inline constexpr int kStepBits = 12;
