@@ -128,7 +128,8 @@ foreach(_pair IN LISTS _ftmpi_links)
 endforeach()
 
 # --- install rules -------------------------------------------------------------
-install(FILES ${PROJECT_SOURCE_DIR}/include/mpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/mpi.h ${PROJECT_SOURCE_DIR}/include/ftmpi_mpi23.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET ftmpi_fortran)
   # mpif.h and mpi.mod next to mpi.h: one -I serves C and Fortran.
   install(FILES ${FTMPI_FORTRAN_INCDIR}/mpif.h ${FTMPI_FORTRAN_INCDIR}/mpi.mod

@@ -5,8 +5,10 @@
  * null handle of its kind, small indices are the predefined objects.
  * (docs/architecture.md "Handles" is the reference; src/api relies on it.)
  *
- * The header is valid C89..C11 and C++; it follows the MPI-1.2 signatures
- * exactly (no const), so old MPI-1 code compiles unchanged. */
+ * The header is valid C89..C11 and C++. The MPI-1.2 functions have their
+ * MPI-1.2 signatures with MPI-3's const on input buffers and arrays, so
+ * MPI-1 code compiles unchanged and code passing const data compiles
+ * without warnings. The MPI-2/3 part is in ftmpi_mpi23.h, included below. */
 #ifndef FTMPI_MPI_H
 #define FTMPI_MPI_H
 
@@ -109,6 +111,10 @@ typedef void MPI_Handler_function(MPI_Comm *comm, int *error_code, ...);
 #define MPI_2INTEGER ((MPI_Datatype)0x0c000021)
 #define MPI_2REAL ((MPI_Datatype)0x0c000022)
 #define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x0c000023)
+/* MPI-3 multi-language types: MPI_Aint, MPI_Offset, MPI_Count. */
+#define MPI_AINT ((MPI_Datatype)0x0c000024)
+#define MPI_OFFSET ((MPI_Datatype)0x0c000025)
+#define MPI_COUNT ((MPI_Datatype)0x0c000026)
 
 /* User-defined ops start at index 32. */
 #define MPI_OP_NULL ((MPI_Op)0x10000000)
@@ -197,6 +203,9 @@ typedef void MPI_Handler_function(MPI_Comm *comm, int *error_code, ...);
 #define MPI_HOST 2
 #define MPI_IO 3
 #define MPI_WTIME_IS_GLOBAL 4
+/* MPI-2 keys, set on MPI_COMM_WORLD only. */
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_APPNUM 6
 
 /* FT-MPI attributes, read on MPI_COMM_WORLD with MPI_Attr_get; each value is
  * an int. FTMPI_ERROR_FAILURE gives an error code for MPI_Error_string that
@@ -240,26 +249,26 @@ int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state,
 /* ------------------------------------------- MPI-1.2 functions (MPI_*) */
 
 /* Chapter 3: point-to-point communication and derived datatypes */
-int MPI_Send(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
              MPI_Comm comm);
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
              MPI_Comm comm, MPI_Status *status);
-int MPI_Get_count(MPI_Status *status, MPI_Datatype datatype, int *count);
-int MPI_Bsend(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm);
-int MPI_Ssend(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm);
-int MPI_Rsend(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm);
 int MPI_Buffer_attach(void *buffer, int size);
 int MPI_Buffer_detach(void *buffer, int *size);
-int MPI_Isend(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm, MPI_Request *request);
-int MPI_Ibsend(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request);
-int MPI_Issend(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request);
-int MPI_Irsend(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request);
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
               MPI_Comm comm, MPI_Request *request);
@@ -282,20 +291,20 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
                MPI_Status *status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Cancel(MPI_Request *request);
-int MPI_Test_cancelled(MPI_Status *status, int *flag);
-int MPI_Send_init(void *buf, int count, MPI_Datatype datatype, int dest,
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                   int tag, MPI_Comm comm, MPI_Request *request);
-int MPI_Bsend_init(void *buf, int count, MPI_Datatype datatype, int dest,
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                    int tag, MPI_Comm comm, MPI_Request *request);
-int MPI_Ssend_init(void *buf, int count, MPI_Datatype datatype, int dest,
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                    int tag, MPI_Comm comm, MPI_Request *request);
-int MPI_Rsend_init(void *buf, int count, MPI_Datatype datatype, int dest,
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                    int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
                   int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Start(MPI_Request *request);
 int MPI_Startall(int count, MPI_Request *array_of_requests);
-int MPI_Sendrecv(void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  int dest, int sendtag, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status);
@@ -308,26 +317,26 @@ int MPI_Type_vector(int count, int blocklength, int stride,
                     MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
                      MPI_Datatype oldtype, MPI_Datatype *newtype);
-int MPI_Type_indexed(int count, int *array_of_blocklengths,
-                     int *array_of_displacements, MPI_Datatype oldtype,
+int MPI_Type_indexed(int count, const int *array_of_blocklengths,
+                     const int *array_of_displacements, MPI_Datatype oldtype,
                      MPI_Datatype *newtype);
-int MPI_Type_hindexed(int count, int *array_of_blocklengths,
-                      MPI_Aint *array_of_displacements, MPI_Datatype oldtype,
+int MPI_Type_hindexed(int count, const int *array_of_blocklengths,
+                      const MPI_Aint *array_of_displacements, MPI_Datatype oldtype,
                       MPI_Datatype *newtype);
-int MPI_Type_struct(int count, int *array_of_blocklengths,
-                    MPI_Aint *array_of_displacements,
-                    MPI_Datatype *array_of_types, MPI_Datatype *newtype);
-int MPI_Address(void *location, MPI_Aint *address);
+int MPI_Type_struct(int count, const int *array_of_blocklengths,
+                    const MPI_Aint *array_of_displacements,
+                    const MPI_Datatype *array_of_types, MPI_Datatype *newtype);
+int MPI_Address(const void *location, MPI_Aint *address);
 int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
 int MPI_Type_size(MPI_Datatype datatype, int *size);
 int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
 int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 int MPI_Type_commit(MPI_Datatype *datatype);
 int MPI_Type_free(MPI_Datatype *datatype);
-int MPI_Get_elements(MPI_Status *status, MPI_Datatype datatype, int *count);
-int MPI_Pack(void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
              int outsize, int *position, MPI_Comm comm);
-int MPI_Unpack(void *inbuf, int insize, int *position, void *outbuf,
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
                int outcount, MPI_Datatype datatype, MPI_Comm comm);
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
                   int *size);
@@ -336,45 +345,45 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 int MPI_Barrier(MPI_Comm comm);
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
               MPI_Comm comm);
-int MPI_Gather(void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                MPI_Comm comm);
-int MPI_Gatherv(void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                void *recvbuf, int *recvcounts, int *displs,
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, const int *recvcounts, const int *displs,
                 MPI_Datatype recvtype, int root, MPI_Comm comm);
-int MPI_Scatter(void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                 MPI_Comm comm);
-int MPI_Scatterv(void *sendbuf, int *sendcounts, int *displs,
+int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm);
-int MPI_Allgather(void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   MPI_Comm comm);
-int MPI_Allgatherv(void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, int *recvcounts, int *displs,
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, const int *recvcounts, const int *displs,
                    MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Alltoall(void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  MPI_Comm comm);
-int MPI_Alltoallv(void *sendbuf, int *sendcounts, int *sdispls,
-                  MPI_Datatype sendtype, void *recvbuf, int *recvcounts,
-                  int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Reduce(void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
+                  MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                  const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                MPI_Op op, int root, MPI_Comm comm);
 int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
-int MPI_Allreduce(void *sendbuf, void *recvbuf, int count,
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int MPI_Reduce_scatter(void *sendbuf, void *recvbuf, int *recvcounts,
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int MPI_Scan(void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
              MPI_Op op, MPI_Comm comm);
 
 /* Chapter 5: groups, contexts, communicators and attributes */
 int MPI_Group_size(MPI_Group group, int *size);
 int MPI_Group_rank(MPI_Group group, int *rank);
-int MPI_Group_translate_ranks(MPI_Group group1, int n, int *ranks1,
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int *ranks1,
                               MPI_Group group2, int *ranks2);
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
@@ -383,8 +392,8 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2,
                            MPI_Group *newgroup);
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2,
                          MPI_Group *newgroup);
-int MPI_Group_incl(MPI_Group group, int n, int *ranks, MPI_Group *newgroup);
-int MPI_Group_excl(MPI_Group group, int n, int *ranks, MPI_Group *newgroup);
+int MPI_Group_incl(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup);
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
                          MPI_Group *newgroup);
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
@@ -414,10 +423,10 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int MPI_Attr_delete(MPI_Comm comm, int keyval);
 
 /* Chapter 6: process topologies */
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, int *dims, int *periods,
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, const int *periods,
                     int reorder, MPI_Comm *comm_cart);
 int MPI_Dims_create(int nnodes, int ndims, int *dims);
-int MPI_Graph_create(MPI_Comm comm_old, int nnodes, int *index, int *edges,
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int *index, const int *edges,
                      int reorder, MPI_Comm *comm_graph);
 int MPI_Topo_test(MPI_Comm comm, int *status);
 int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
@@ -426,17 +435,17 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *index,
 int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods,
                  int *coords);
-int MPI_Cart_rank(MPI_Comm comm, int *coords, int *rank);
+int MPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank);
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int *coords);
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors,
                         int *neighbors);
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
                    int *rank_dest);
-int MPI_Cart_sub(MPI_Comm comm, int *remain_dims, MPI_Comm *newcomm);
-int MPI_Cart_map(MPI_Comm comm, int ndims, int *dims, int *periods,
+int MPI_Cart_sub(MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm);
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods,
                  int *newrank);
-int MPI_Graph_map(MPI_Comm comm, int nnodes, int *index, int *edges,
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges,
                   int *newrank);
 
 /* Chapter 7: environmental management (MPI_Get_version is MPI-1.2) */
@@ -463,26 +472,26 @@ int MPI_Pcontrol(const int level, ...);
 
 /* Same signatures as above, one for one (tools/gen_function_status.py
  * checks that they match). */
-int PMPI_Send(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm);
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
               int tag, MPI_Comm comm, MPI_Status *status);
-int PMPI_Get_count(MPI_Status *status, MPI_Datatype datatype, int *count);
-int PMPI_Bsend(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm);
-int PMPI_Ssend(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm);
-int PMPI_Rsend(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm);
 int PMPI_Buffer_attach(void *buffer, int size);
 int PMPI_Buffer_detach(void *buffer, int *size);
-int PMPI_Isend(void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request);
-int PMPI_Ibsend(void *buf, int count, MPI_Datatype datatype, int dest,
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
                 int tag, MPI_Comm comm, MPI_Request *request);
-int PMPI_Issend(void *buf, int count, MPI_Datatype datatype, int dest,
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
                 int tag, MPI_Comm comm, MPI_Request *request);
-int PMPI_Irsend(void *buf, int count, MPI_Datatype datatype, int dest,
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest,
                 int tag, MPI_Comm comm, MPI_Request *request);
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
                int tag, MPI_Comm comm, MPI_Request *request);
@@ -505,20 +514,20 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
                 MPI_Status *status);
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int PMPI_Cancel(MPI_Request *request);
-int PMPI_Test_cancelled(MPI_Status *status, int *flag);
-int PMPI_Send_init(void *buf, int count, MPI_Datatype datatype, int dest,
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                    int tag, MPI_Comm comm, MPI_Request *request);
-int PMPI_Bsend_init(void *buf, int count, MPI_Datatype datatype, int dest,
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     int tag, MPI_Comm comm, MPI_Request *request);
-int PMPI_Ssend_init(void *buf, int count, MPI_Datatype datatype, int dest,
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     int tag, MPI_Comm comm, MPI_Request *request);
-int PMPI_Rsend_init(void *buf, int count, MPI_Datatype datatype, int dest,
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     int tag, MPI_Comm comm, MPI_Request *request);
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
                    int tag, MPI_Comm comm, MPI_Request *request);
 int PMPI_Start(MPI_Request *request);
 int PMPI_Startall(int count, MPI_Request *array_of_requests);
-int PMPI_Sendrecv(void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   int dest, int sendtag, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Status *status);
@@ -531,26 +540,26 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
                      MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
                       MPI_Datatype oldtype, MPI_Datatype *newtype);
-int PMPI_Type_indexed(int count, int *array_of_blocklengths,
-                      int *array_of_displacements, MPI_Datatype oldtype,
+int PMPI_Type_indexed(int count, const int *array_of_blocklengths,
+                      const int *array_of_displacements, MPI_Datatype oldtype,
                       MPI_Datatype *newtype);
-int PMPI_Type_hindexed(int count, int *array_of_blocklengths,
-                       MPI_Aint *array_of_displacements, MPI_Datatype oldtype,
+int PMPI_Type_hindexed(int count, const int *array_of_blocklengths,
+                       const MPI_Aint *array_of_displacements, MPI_Datatype oldtype,
                        MPI_Datatype *newtype);
-int PMPI_Type_struct(int count, int *array_of_blocklengths,
-                     MPI_Aint *array_of_displacements,
-                     MPI_Datatype *array_of_types, MPI_Datatype *newtype);
-int PMPI_Address(void *location, MPI_Aint *address);
+int PMPI_Type_struct(int count, const int *array_of_blocklengths,
+                     const MPI_Aint *array_of_displacements,
+                     const MPI_Datatype *array_of_types, MPI_Datatype *newtype);
+int PMPI_Address(const void *location, MPI_Aint *address);
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
 int PMPI_Type_size(MPI_Datatype datatype, int *size);
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 int PMPI_Type_commit(MPI_Datatype *datatype);
 int PMPI_Type_free(MPI_Datatype *datatype);
-int PMPI_Get_elements(MPI_Status *status, MPI_Datatype datatype, int *count);
-int PMPI_Pack(void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
               int outsize, int *position, MPI_Comm comm);
-int PMPI_Unpack(void *inbuf, int insize, int *position, void *outbuf,
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
                 int outcount, MPI_Datatype datatype, MPI_Comm comm);
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
                    int *size);
@@ -558,44 +567,44 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 int PMPI_Barrier(MPI_Comm comm);
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
                MPI_Comm comm);
-int PMPI_Gather(void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                 MPI_Comm comm);
-int PMPI_Gatherv(void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, int *recvcounts, int *displs,
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, const int *recvcounts, const int *displs,
                  MPI_Datatype recvtype, int root, MPI_Comm comm);
-int PMPI_Scatter(void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm);
-int PMPI_Scatterv(void *sendbuf, int *sendcounts, int *displs,
+int PMPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm);
-int PMPI_Allgather(void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    MPI_Comm comm);
-int PMPI_Allgatherv(void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, int *recvcounts, int *displs,
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int *recvcounts, const int *displs,
                     MPI_Datatype recvtype, MPI_Comm comm);
-int PMPI_Alltoall(void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   MPI_Comm comm);
-int PMPI_Alltoallv(void *sendbuf, int *sendcounts, int *sdispls,
-                   MPI_Datatype sendtype, void *recvbuf, int *recvcounts,
-                   int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
-int PMPI_Reduce(void *sendbuf, void *recvbuf, int count,
+int PMPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
+                   MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                   const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
 int PMPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op);
 int PMPI_Op_free(MPI_Op *op);
-int PMPI_Allreduce(void *sendbuf, void *recvbuf, int count,
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int PMPI_Reduce_scatter(void *sendbuf, void *recvbuf, int *recvcounts,
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int PMPI_Scan(void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm);
 
 int PMPI_Group_size(MPI_Group group, int *size);
 int PMPI_Group_rank(MPI_Group group, int *rank);
-int PMPI_Group_translate_ranks(MPI_Group group1, int n, int *ranks1,
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int *ranks1,
                                MPI_Group group2, int *ranks2);
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
@@ -605,8 +614,8 @@ int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2,
                             MPI_Group *newgroup);
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2,
                           MPI_Group *newgroup);
-int PMPI_Group_incl(MPI_Group group, int n, int *ranks, MPI_Group *newgroup);
-int PMPI_Group_excl(MPI_Group group, int n, int *ranks, MPI_Group *newgroup);
+int PMPI_Group_incl(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup);
+int PMPI_Group_excl(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup);
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
                           MPI_Group *newgroup);
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
@@ -635,10 +644,10 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int PMPI_Attr_delete(MPI_Comm comm, int keyval);
 
-int PMPI_Cart_create(MPI_Comm comm_old, int ndims, int *dims, int *periods,
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, const int *periods,
                      int reorder, MPI_Comm *comm_cart);
 int PMPI_Dims_create(int nnodes, int ndims, int *dims);
-int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, int *index, int *edges,
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int *index, const int *edges,
                       int reorder, MPI_Comm *comm_graph);
 int PMPI_Topo_test(MPI_Comm comm, int *status);
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
@@ -647,17 +656,17 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *index,
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims);
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods,
                   int *coords);
-int PMPI_Cart_rank(MPI_Comm comm, int *coords, int *rank);
+int PMPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank);
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int *coords);
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors,
                          int *neighbors);
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
                     int *rank_dest);
-int PMPI_Cart_sub(MPI_Comm comm, int *remain_dims, MPI_Comm *newcomm);
-int PMPI_Cart_map(MPI_Comm comm, int ndims, int *dims, int *periods,
+int PMPI_Cart_sub(MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm);
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods,
                   int *newrank);
-int PMPI_Graph_map(MPI_Comm comm, int nnodes, int *index, int *edges,
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges,
                    int *newrank);
 
 int PMPI_Get_version(int *version, int *subversion);
@@ -678,449 +687,8 @@ int PMPI_Abort(MPI_Comm comm, int errorcode);
 
 int PMPI_Pcontrol(const int level, ...);
 
-/* ------------------------- MPI-2 and MPI-3 names (docs/mpi-functions.md) */
-
-/* The MPI-2/3 calls programs use most, exactly as MPI-3.1 defines them
- * (with const on input buffers). MPI_VERSION stays 1.2: the rest of MPI-2
- * and MPI-3 (one-sided, I/O, dynamic processes, ...) is not provided. */
-
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wlong-long"
-#endif
-typedef long long MPI_Count;
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
-typedef int MPI_Info;
-
-/* Info handles are kind 7. */
-#define MPI_INFO_NULL ((MPI_Info)0x1c000000)
-#define MPI_MAX_INFO_KEY 255
-#define MPI_MAX_INFO_VAL 1024
-#define MPI_MAX_OBJECT_NAME 128
-#define MPI_MAX_LIBRARY_VERSION_STRING 256
-
-/* Collectives: the receive buffer also holds this process's input. */
-#define MPI_IN_PLACE ((void *)-1)
-
-/* MPI-2 error classes (numbered after the MPI-1.2 ones). */
-#define MPI_ERR_KEYVAL 20
-#define MPI_ERR_INFO_KEY 21
-#define MPI_ERR_INFO_VALUE 22
-#define MPI_ERR_INFO_NOKEY 23
-#define MPI_ERR_NO_MEM 24
-
-#define MPI_THREAD_SINGLE 0
-#define MPI_THREAD_FUNNELED 1
-#define MPI_THREAD_SERIALIZED 2
-#define MPI_THREAD_MULTIPLE 3
-
-#define MPI_COMM_TYPE_SHARED 1
-
-/* MPI_Type_get_envelope combiners. */
-#define MPI_COMBINER_NAMED 1
-#define MPI_COMBINER_DUP 2
-#define MPI_COMBINER_CONTIGUOUS 3
-#define MPI_COMBINER_VECTOR 4
-#define MPI_COMBINER_HVECTOR_INTEGER 5
-#define MPI_COMBINER_HVECTOR 6
-#define MPI_COMBINER_INDEXED 7
-#define MPI_COMBINER_HINDEXED_INTEGER 8
-#define MPI_COMBINER_HINDEXED 9
-#define MPI_COMBINER_INDEXED_BLOCK 10
-#define MPI_COMBINER_STRUCT_INTEGER 11
-#define MPI_COMBINER_STRUCT 12
-#define MPI_COMBINER_SUBARRAY 13
-#define MPI_COMBINER_DARRAY 14
-#define MPI_COMBINER_F90_REAL 15
-#define MPI_COMBINER_F90_COMPLEX 16
-#define MPI_COMBINER_F90_INTEGER 17
-#define MPI_COMBINER_RESIZED 18
-#define MPI_COMBINER_HINDEXED_BLOCK 19
-
-#define MPI_ORDER_C 0
-#define MPI_ORDER_FORTRAN 1
-
-typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code,
-                                          ...);
-typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
-typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval,
-                                        void *extra_state,
-                                        void *attribute_val_in,
-                                        void *attribute_val_out, int *flag);
-typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval,
-                                          void *attribute_val,
-                                          void *extra_state);
-typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
-                                        void *extra_state,
-                                        void *attribute_val_in,
-                                        void *attribute_val_out, int *flag);
-typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype,
-                                          int type_keyval,
-                                          void *attribute_val,
-                                          void *extra_state);
-
-/* Predefined attribute callbacks (MPI-2 names). */
-int MPI_COMM_NULL_COPY_FN(MPI_Comm oldcomm, int comm_keyval,
-                          void *extra_state, void *attribute_val_in,
-                          void *attribute_val_out, int *flag);
-int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int comm_keyval,
-                            void *attribute_val, void *extra_state);
-int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
-                    void *attribute_val_in, void *attribute_val_out,
-                    int *flag);
-int MPI_TYPE_NULL_COPY_FN(MPI_Datatype oldtype, int type_keyval,
-                          void *extra_state, void *attribute_val_in,
-                          void *attribute_val_out, int *flag);
-int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype datatype, int type_keyval,
-                            void *attribute_val, void *extra_state);
-int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
-                    void *attribute_val_in, void *attribute_val_out,
-                    int *flag);
-
-/* errhandlers */
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
-                               MPI_Errhandler *errhandler);
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
-
-/* comm attributes */
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                           MPI_Comm_delete_attr_function *comm_delete_attr_fn,
-                           int *comm_keyval, void *extra_state);
-int MPI_Comm_free_keyval(int *comm_keyval);
-int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val,
-                      int *flag);
-int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
-
-/* datatype attributes */
-int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
-                           MPI_Type_delete_attr_function *type_delete_attr_fn,
-                           int *type_keyval, void *extra_state);
-int MPI_Type_free_keyval(int *type_keyval);
-int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval,
-                      void *attribute_val);
-int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval,
-                      void *attribute_val, int *flag);
-int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
-
-/* datatypes */
-int MPI_Get_address(const void *location, MPI_Aint *address);
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
-                            MPI_Datatype oldtype, MPI_Datatype *newtype);
-int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-                             const MPI_Aint array_of_displacements[],
-                             MPI_Datatype oldtype, MPI_Datatype *newtype);
-int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                           const MPI_Aint array_of_displacements[],
-                           const MPI_Datatype array_of_types[],
-                           MPI_Datatype *newtype);
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
-                            MPI_Aint extent, MPI_Datatype *newtype);
-int MPI_Type_create_indexed_block(int count, int blocklength,
-                                  const int array_of_displacements[],
-                                  MPI_Datatype oldtype,
-                                  MPI_Datatype *newtype);
-int MPI_Type_create_hindexed_block(int count, int blocklength,
-                                   const MPI_Aint array_of_displacements[],
-                                   MPI_Datatype oldtype,
-                                   MPI_Datatype *newtype);
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-                             const int array_of_subsizes[],
-                             const int array_of_starts[], int order,
-                             MPI_Datatype oldtype, MPI_Datatype *newtype);
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
-                        MPI_Aint *extent);
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
-                             MPI_Aint *true_extent);
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
-                          MPI_Count *extent);
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
-                               MPI_Count *true_extent);
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
-int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
-                       MPI_Count *count);
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
-int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
-                          int *num_addresses, int *num_datatypes,
-                          int *combiner);
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
-                          int max_addresses, int max_datatypes,
-                          int array_of_integers[],
-                          MPI_Aint array_of_addresses[],
-                          MPI_Datatype array_of_datatypes[]);
-
-/* info objects */
-int MPI_Info_create(MPI_Info *info);
-int MPI_Info_set(MPI_Info info, const char *key, const char *value);
-int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
-                 int *flag);
-int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
-                          int *flag);
-int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
-int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
-int MPI_Info_delete(MPI_Info info, const char *key);
-int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
-int MPI_Info_free(MPI_Info *info);
-
-/* names */
-int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
-int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
-int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
-int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
-
-/* environment */
-int MPI_Finalized(int *flag);
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
-int MPI_Free_mem(void *base);
-int MPI_Get_library_version(char *version, int *resultlen);
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
-int MPI_Query_thread(int *provided);
-int MPI_Is_thread_main(int *flag);
-
-/* collectives */
-int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
-               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
-                             int recvcount, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm);
-int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
-                     MPI_Datatype datatype, MPI_Op op);
-int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
-                  const int sdispls[], const MPI_Datatype sendtypes[],
-                  void *recvbuf, const int recvcounts[], const int rdispls[],
-                  const MPI_Datatype recvtypes[], MPI_Comm comm);
-
-/* communicators */
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
-                          MPI_Comm *newcomm);
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-                        MPI_Comm *newcomm);
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
-
-/* nonblocking collectives */
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
-int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
-               MPI_Comm comm, MPI_Request *request);
-int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                MPI_Comm comm, MPI_Request *request);
-int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, const int recvcounts[], const int displs[],
-                 MPI_Datatype recvtype, int root, MPI_Comm comm,
-                 MPI_Request *request);
-int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Comm comm, MPI_Request *request);
-int MPI_Iscatterv(const void *sendbuf, const int sendcounts[],
-                  const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root,
-                  MPI_Comm comm, MPI_Request *request);
-int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                   MPI_Comm comm, MPI_Request *request);
-int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, const int recvcounts[], const int displs[],
-                    MPI_Datatype recvtype, MPI_Comm comm,
-                    MPI_Request *request);
-int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  MPI_Comm comm, MPI_Request *request);
-int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
-                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int rdispls[],
-                   MPI_Datatype recvtype, MPI_Comm comm,
-                   MPI_Request *request);
-int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
-                   const int sdispls[], const MPI_Datatype sendtypes[],
-                   void *recvbuf, const int recvcounts[], const int rdispls[],
-                   const MPI_Datatype recvtypes[], MPI_Comm comm,
-                   MPI_Request *request);
-int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
-                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                MPI_Request *request);
-int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                   MPI_Request *request);
-int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
-                        const int recvcounts[], MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm, MPI_Request *request);
-int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
-                              int recvcount, MPI_Datatype datatype, MPI_Op op,
-                              MPI_Comm comm, MPI_Request *request);
-int MPI_Iscan(const void *sendbuf, void *recvbuf, int count,
-              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-              MPI_Request *request);
-int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
-                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                MPI_Request *request);
-
-/* profiling entry points of the above, one for one */
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
-                                MPI_Errhandler *errhandler);
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
-int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                            MPI_Comm_delete_attr_function *comm_delete_attr_fn,
-                            int *comm_keyval, void *extra_state);
-int PMPI_Comm_free_keyval(int *comm_keyval);
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val,
-                       int *flag);
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
-                            MPI_Type_delete_attr_function *type_delete_attr_fn,
-                            int *type_keyval, void *extra_state);
-int PMPI_Type_free_keyval(int *type_keyval);
-int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval,
-                       void *attribute_val);
-int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval,
-                       void *attribute_val, int *flag);
-int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
-int PMPI_Get_address(const void *location, MPI_Aint *address);
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
-                             MPI_Datatype oldtype, MPI_Datatype *newtype);
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-                              const MPI_Aint array_of_displacements[],
-                              MPI_Datatype oldtype, MPI_Datatype *newtype);
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                            const MPI_Aint array_of_displacements[],
-                            const MPI_Datatype array_of_types[],
-                            MPI_Datatype *newtype);
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
-                             MPI_Aint extent, MPI_Datatype *newtype);
-int PMPI_Type_create_indexed_block(int count, int blocklength,
-                                   const int array_of_displacements[],
-                                   MPI_Datatype oldtype,
-                                   MPI_Datatype *newtype);
-int PMPI_Type_create_hindexed_block(int count, int blocklength,
-                                    const MPI_Aint array_of_displacements[],
-                                    MPI_Datatype oldtype,
-                                    MPI_Datatype *newtype);
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-                              const int array_of_subsizes[],
-                              const int array_of_starts[], int order,
-                              MPI_Datatype oldtype, MPI_Datatype *newtype);
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
-                         MPI_Aint *extent);
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
-                              MPI_Aint *true_extent);
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
-                           MPI_Count *extent);
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
-                                MPI_Count *true_extent);
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
-                        MPI_Count *count);
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
-                           int *num_addresses, int *num_datatypes,
-                           int *combiner);
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
-                           int max_addresses, int max_datatypes,
-                           int array_of_integers[],
-                           MPI_Aint array_of_addresses[],
-                           MPI_Datatype array_of_datatypes[]);
-int PMPI_Info_create(MPI_Info *info);
-int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
-int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
-                  int *flag);
-int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
-                           int *flag);
-int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
-int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
-int PMPI_Info_delete(MPI_Info info, const char *key);
-int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
-int PMPI_Info_free(MPI_Info *info);
-int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
-int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
-int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
-int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name,
-                       int *resultlen);
-int PMPI_Finalized(int *flag);
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
-int PMPI_Free_mem(void *base);
-int PMPI_Get_library_version(char *version, int *resultlen);
-int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
-int PMPI_Query_thread(int *provided);
-int PMPI_Is_thread_main(int *flag);
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
-                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
-                              int recvcount, MPI_Datatype datatype, MPI_Op op,
-                              MPI_Comm comm);
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
-                      MPI_Datatype datatype, MPI_Op op);
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
-                   const int sdispls[], const MPI_Datatype sendtypes[],
-                   void *recvbuf, const int recvcounts[], const int rdispls[],
-                   const MPI_Datatype recvtypes[], MPI_Comm comm);
-int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
-                           MPI_Comm *newcomm);
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
-                         MPI_Info info, MPI_Comm *newcomm);
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
-                MPI_Comm comm, MPI_Request *request);
-int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Comm comm, MPI_Request *request);
-int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, const int recvcounts[], const int displs[],
-                  MPI_Datatype recvtype, int root, MPI_Comm comm,
-                  MPI_Request *request);
-int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm, MPI_Request *request);
-int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
-                   const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int root,
-                   MPI_Comm comm, MPI_Request *request);
-int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                    MPI_Comm comm, MPI_Request *request);
-int PMPI_Iallgatherv(const void *sendbuf, int sendcount,
-                     MPI_Datatype sendtype, void *recvbuf,
-                     const int recvcounts[], const int displs[],
-                     MPI_Datatype recvtype, MPI_Comm comm,
-                     MPI_Request *request);
-int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                   MPI_Comm comm, MPI_Request *request);
-int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
-                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int rdispls[],
-                    MPI_Datatype recvtype, MPI_Comm comm,
-                    MPI_Request *request);
-int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
-                    const int sdispls[], const MPI_Datatype sendtypes[],
-                    void *recvbuf, const int recvcounts[],
-                    const int rdispls[], const MPI_Datatype recvtypes[],
-                    MPI_Comm comm, MPI_Request *request);
-int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
-                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                 MPI_Request *request);
-int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
-                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                    MPI_Request *request);
-int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
-                         const int recvcounts[], MPI_Datatype datatype,
-                         MPI_Op op, MPI_Comm comm, MPI_Request *request);
-int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
-                               int recvcount, MPI_Datatype datatype,
-                               MPI_Op op, MPI_Comm comm,
-                               MPI_Request *request);
-int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
-               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-               MPI_Request *request);
-int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
-                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                 MPI_Request *request);
+/* The MPI-2 and MPI-3 names (docs/mpi-functions.md). */
+#include "ftmpi_mpi23.h"
 
 #if defined(__GNUC__) && __GNUC__ >= 4
 #pragma GCC visibility pop

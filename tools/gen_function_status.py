@@ -88,7 +88,10 @@ def read_header_declarations(path):
     """{name: normalised signature} for every function or object the header
     declares with a P?MPI_ / P?FTMPIX_ name (typedefs are types, not symbols)."""
     decls = {}
-    for stmt in _strip_c_noise(path.read_text()).split(";"):
+    # mpi.h includes the rest of the API from its own directory.
+    text = re.sub(r'^\s*#\s*include\s+"([^"]+)"', lambda m: (path.parent / m.group(1)).read_text(),
+                  path.read_text(), flags=re.M)
+    for stmt in _strip_c_noise(text).split(";"):
         stmt = " ".join(stmt.split())
         if not stmt or stmt.startswith("typedef"):
             continue
@@ -136,6 +139,16 @@ def render23(entries, symbols):
            "header declares exactly the implemented ones; the missing ones do not",
            "compile. `MPI_VERSION` stays 1.2 (one-sided communication, I/O, dynamic",
            "processes and the rest of MPI-2/3 are not provided).", "",
+           "Also from MPI-2/3: the MPI-1.2 prototypes take `const` input buffers and",
+           "arrays (MPI-3); the datatypes `MPI_AINT`, `MPI_OFFSET`, `MPI_COUNT` (types",
+           "`MPI_Aint`, `MPI_Offset`, `MPI_Count`); the `MPI_UNIVERSE_SIZE` (the number",
+           "of processes mpirun started) and `MPI_APPNUM` (0) attributes of",
+           "`MPI_COMM_WORLD`; `MPI_IN_PLACE`; and the intercommunicator forms of",
+           "Barrier, Bcast, Reduce, Allreduce, Gather(v), Scatter(v), Allgather(v),",
+           "Alltoall(v/w) and Reduce_scatter(_block) (roots `MPI_ROOT` /",
+           "`MPI_PROC_NULL`; Scan and Exscan, and the nonblocking collectives, stay",
+           "intracommunicator-only: `MPI_ERR_COMM`). The MPI-2/3 declarations are in",
+           "`ftmpi_mpi23.h`, which `mpi.h` includes.", "",
            f"**Total: {done} of {len(rows)} implemented.**"]
     for c, title in CHAPTERS23.items():
         mine = [(n, st) for ch, n, st in rows if ch == c]

@@ -80,7 +80,7 @@ int PMPI_Group_rank(MPI_Group gh, int* rank) {
 }
 FTMPI_WEAK_ALIAS(MPI_Group_rank, PMPI_Group_rank)
 
-int PMPI_Group_translate_ranks(MPI_Group g1, int n, int* ranks1, MPI_Group g2, int* ranks2) {
+int PMPI_Group_translate_ranks(MPI_Group g1, int n, const int* ranks1, MPI_Group g2, int* ranks2) {
   Call call("MPI_Group_translate_ranks");
   const comm::GroupRef* a = lookup_group(g1);
   if (!a) return bad_group(call, "first group");
@@ -131,13 +131,13 @@ int PMPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group* out) {
 }
 FTMPI_WEAK_ALIAS(MPI_Group_difference, PMPI_Group_difference)
 
-int PMPI_Group_incl(MPI_Group gh, int n, int* ranks, MPI_Group* out) {
+int PMPI_Group_incl(MPI_Group gh, int n, const int* ranks, MPI_Group* out) {
   Call call("MPI_Group_incl");
   return by_ranks(call, comm::ops::group_incl, gh, n, ranks, out);
 }
 FTMPI_WEAK_ALIAS(MPI_Group_incl, PMPI_Group_incl)
 
-int PMPI_Group_excl(MPI_Group gh, int n, int* ranks, MPI_Group* out) {
+int PMPI_Group_excl(MPI_Group gh, int n, const int* ranks, MPI_Group* out) {
   Call call("MPI_Group_excl");
   return by_ranks(call, comm::ops::group_excl, gh, n, ranks, out);
 }

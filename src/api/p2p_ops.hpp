@@ -17,7 +17,7 @@ struct Op {
 // count, datatype, buffer, tag, rank) and allocates its request with data,
 // comm, peer, tag, context and mode filled in. On error reports through the
 // error handler, stores the code to return in `code` and returns the class.
-Err prepare(Call& call, bool send, void* buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm ch,
+Err prepare(Call& call, bool send, const void* buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm ch,
             p2p::SendMode mode, Op& op, int& code);
 
 // Starts the user request `w` of a buffered send (mode kBuffered, prepared as

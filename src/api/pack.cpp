@@ -42,14 +42,14 @@ int check_pack(Call& call, int count, MPI_Datatype dt, const void* typed_buf, co
 
 extern "C" {
 
-int PMPI_Pack(void* inbuf, int incount, MPI_Datatype dt, void* outbuf, int outsize, int* position, MPI_Comm comm) {
+int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype dt, void* outbuf, int outsize, int* position, MPI_Comm comm) {
   Call call("MPI_Pack");
   const dtype::TypeRef* type = nullptr;
   int64_t bytes = 0;
   if (int c = check_pack(call, incount, dt, inbuf, outbuf, outsize, position, comm, &type, &bytes); c != MPI_SUCCESS)
     return c;
   if (bytes > 0) {
-    p2p::TypedBuffer src(inbuf, static_cast<size_t>(incount), *type);
+    p2p::TypedBuffer src(const_cast<void*>(inbuf), static_cast<size_t>(incount), *type);  // read only
     src.pack(0, static_cast<uint8_t*>(outbuf) + *position, static_cast<size_t>(bytes));
   }
   *position += static_cast<int>(bytes);
@@ -57,7 +57,7 @@ int PMPI_Pack(void* inbuf, int incount, MPI_Datatype dt, void* outbuf, int outsi
 }
 FTMPI_WEAK_ALIAS(MPI_Pack, PMPI_Pack)
 
-int PMPI_Unpack(void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype dt,
+int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype dt,
                 MPI_Comm comm) {
   Call call("MPI_Unpack");
   const dtype::TypeRef* type = nullptr;

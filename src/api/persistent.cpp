@@ -12,7 +12,7 @@
 namespace ftmpi::api {
 namespace {
 
-int make_persistent(const char* name, bool send, void* buf, int count, MPI_Datatype dt, int peer, int tag,
+int make_persistent(const char* name, bool send, const void* buf, int count, MPI_Datatype dt, int peer, int tag,
                     MPI_Comm ch, p2p::SendMode mode, MPI_Request* request) {
   Call call(name);
   if (!request) return call.fail(lookup_comm(ch), Err::kArg, "request pointer is null");
@@ -54,22 +54,22 @@ using namespace ftmpi::api;
 
 extern "C" {
 
-int PMPI_Send_init(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
   return make_persistent("MPI_Send_init", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kStandard, req);
 }
 FTMPI_WEAK_ALIAS(MPI_Send_init, PMPI_Send_init)
 
-int PMPI_Bsend_init(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
   return make_persistent("MPI_Bsend_init", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kBuffered, req);
 }
 FTMPI_WEAK_ALIAS(MPI_Bsend_init, PMPI_Bsend_init)
 
-int PMPI_Ssend_init(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
   return make_persistent("MPI_Ssend_init", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kSync, req);
 }
 FTMPI_WEAK_ALIAS(MPI_Ssend_init, PMPI_Ssend_init)
 
-int PMPI_Rsend_init(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
   return make_persistent("MPI_Rsend_init", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kReady, req);
 }
 FTMPI_WEAK_ALIAS(MPI_Rsend_init, PMPI_Rsend_init)
@@ -146,7 +146,7 @@ int PMPI_Cancel(MPI_Request* request) {
 }
 FTMPI_WEAK_ALIAS(MPI_Cancel, PMPI_Cancel)
 
-int PMPI_Test_cancelled(MPI_Status* status, int* flag) {
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   Call call("MPI_Test_cancelled");
   if (!status || status == MPI_STATUS_IGNORE || !flag) return call.fail(nullptr, Err::kArg, "null argument");
   *flag = status->ftmpi_cancelled != 0;

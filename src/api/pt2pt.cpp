@@ -27,7 +27,7 @@ Err retire_request(MPI_Request* h, p2p::Request* r, MPI_Status* st) {
   return e;
 }
 
-Err prepare(Call& call, bool send, void* buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm ch,
+Err prepare(Call& call, bool send, const void* buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm ch,
             p2p::SendMode mode, Op& op, int& code) {
   Why w;
   op.comm = lookup_comm(ch);
@@ -47,7 +47,8 @@ Err prepare(Call& call, bool send, void* buf, int count, MPI_Datatype dt, int pe
   if (call.ft_blocked(op.comm, &code)) return Err::kOther;
   p2p::Request* r = rt()->engine.alloc_request();
   r->kind = send ? p2p::ReqKind::kSend : p2p::ReqKind::kRecv;
-  r->data.reset(buf, static_cast<size_t>(count), *type);
+  // Only a receive writes the buffer, and a receive's buffer is never const.
+  r->data.reset(const_cast<void*>(buf), static_cast<size_t>(count), *type);
   r->comm = op.comm;
   r->peer_rank = peer;
   r->tag = tag;
@@ -59,7 +60,7 @@ Err prepare(Call& call, bool send, void* buf, int count, MPI_Datatype dt, int pe
 
 namespace {
 
-int blocking_send(const char* name, void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm ch,
+int blocking_send(const char* name, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm ch,
                   p2p::SendMode mode) {
   Call call(name);
   Op op;
@@ -83,7 +84,7 @@ int blocking_send(const char* name, void* buf, int count, MPI_Datatype dt, int d
   return call.ret(op.comm, e);
 }
 
-int nonblocking(const char* name, bool send, void* buf, int count, MPI_Datatype dt, int peer, int tag,
+int nonblocking(const char* name, bool send, const void* buf, int count, MPI_Datatype dt, int peer, int tag,
                 MPI_Comm ch, p2p::SendMode mode, MPI_Request* request) {
   Call call(name);
   if (!request) return call.fail(lookup_comm(ch), Err::kArg, "request pointer is null");
@@ -113,22 +114,22 @@ using namespace ftmpi::api;
 
 extern "C" {
 
-int PMPI_Send(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Send(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Send", buf, count, dt, dest, tag, comm, p2p::SendMode::kStandard);
 }
 FTMPI_WEAK_ALIAS(MPI_Send, PMPI_Send)
 
-int PMPI_Bsend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Bsend", buf, count, dt, dest, tag, comm, p2p::SendMode::kBuffered);
 }
 FTMPI_WEAK_ALIAS(MPI_Bsend, PMPI_Bsend)
 
-int PMPI_Ssend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Ssend", buf, count, dt, dest, tag, comm, p2p::SendMode::kSync);
 }
 FTMPI_WEAK_ALIAS(MPI_Ssend, PMPI_Ssend)
 
-int PMPI_Rsend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Rsend", buf, count, dt, dest, tag, comm, p2p::SendMode::kReady);
 }
 FTMPI_WEAK_ALIAS(MPI_Rsend, PMPI_Rsend)
@@ -150,22 +151,22 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
 }
 FTMPI_WEAK_ALIAS(MPI_Recv, PMPI_Recv)
 
-int PMPI_Isend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+int PMPI_Isend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
   return nonblocking("MPI_Isend", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kStandard, req);
 }
 FTMPI_WEAK_ALIAS(MPI_Isend, PMPI_Isend)
 
-int PMPI_Ibsend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
   return nonblocking("MPI_Ibsend", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kBuffered, req);
 }
 FTMPI_WEAK_ALIAS(MPI_Ibsend, PMPI_Ibsend)
 
-int PMPI_Issend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+int PMPI_Issend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
   return nonblocking("MPI_Issend", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kSync, req);
 }
 FTMPI_WEAK_ALIAS(MPI_Issend, PMPI_Issend)
 
-int PMPI_Irsend(void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
   return nonblocking("MPI_Irsend", true, buf, count, dt, dest, tag, comm, p2p::SendMode::kReady, req);
 }
 FTMPI_WEAK_ALIAS(MPI_Irsend, PMPI_Irsend)
@@ -175,7 +176,7 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
 }
 FTMPI_WEAK_ALIAS(MPI_Irecv, PMPI_Irecv)
 
-int PMPI_Sendrecv(void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm ch, MPI_Status* status) {
   Call call("MPI_Sendrecv");
   Op s, r;
@@ -232,7 +233,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int s
 }
 FTMPI_WEAK_ALIAS(MPI_Sendrecv_replace, PMPI_Sendrecv_replace)
 
-int PMPI_Get_count(MPI_Status* status, MPI_Datatype dt, int* count) {
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype dt, int* count) {
   Call call("MPI_Get_count");
   Why w;
   const dtype::TypeRef* type = nullptr;

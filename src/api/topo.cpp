@@ -87,7 +87,7 @@ Err check_graph_args(int nnodes, const int* index, const int* edges, int size, c
 
 extern "C" {
 
-int PMPI_Cart_create(MPI_Comm ch, int ndims, int* dims, int* periods, int reorder, MPI_Comm* comm_cart) {
+int PMPI_Cart_create(MPI_Comm ch, int ndims, const int* dims, const int* periods, int reorder, MPI_Comm* comm_cart) {
   Call call("MPI_Cart_create");
   (void)reorder;
   int code = MPI_SUCCESS;
@@ -105,7 +105,7 @@ int PMPI_Cart_create(MPI_Comm ch, int ndims, int* dims, int* periods, int reorde
 }
 FTMPI_WEAK_ALIAS(MPI_Cart_create, PMPI_Cart_create)
 
-int PMPI_Graph_create(MPI_Comm ch, int nnodes, int* index, int* edges, int reorder, MPI_Comm* comm_graph) {
+int PMPI_Graph_create(MPI_Comm ch, int nnodes, const int* index, const int* edges, int reorder, MPI_Comm* comm_graph) {
   Call call("MPI_Graph_create");
   (void)reorder;
   int code = MPI_SUCCESS;
@@ -144,7 +144,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int* dims) {
 }
 FTMPI_WEAK_ALIAS(MPI_Dims_create, PMPI_Dims_create)
 
-int PMPI_Cart_map(MPI_Comm ch, int ndims, int* dims, int* periods, int* newrank) {
+int PMPI_Cart_map(MPI_Comm ch, int ndims, const int* dims, const int* periods, int* newrank) {
   Call call("MPI_Cart_map");
   int code = MPI_SUCCESS;
   comm::Communicator* c = intra_comm(call, ch, &code);
@@ -158,7 +158,7 @@ int PMPI_Cart_map(MPI_Comm ch, int ndims, int* dims, int* periods, int* newrank)
 }
 FTMPI_WEAK_ALIAS(MPI_Cart_map, PMPI_Cart_map)
 
-int PMPI_Graph_map(MPI_Comm ch, int nnodes, int* index, int* edges, int* newrank) {
+int PMPI_Graph_map(MPI_Comm ch, int nnodes, const int* index, const int* edges, int* newrank) {
   Call call("MPI_Graph_map");
   int code = MPI_SUCCESS;
   comm::Communicator* c = intra_comm(call, ch, &code);

@@ -43,7 +43,7 @@ int PMPI_Cart_get(MPI_Comm ch, int maxdims, int* dims, int* periods, int* coords
 }
 FTMPI_WEAK_ALIAS(MPI_Cart_get, PMPI_Cart_get)
 
-int PMPI_Cart_rank(MPI_Comm ch, int* coords, int* rank) {
+int PMPI_Cart_rank(MPI_Comm ch, const int* coords, int* rank) {
   Call call("MPI_Cart_rank");
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;
@@ -86,7 +86,7 @@ int PMPI_Cart_shift(MPI_Comm ch, int direction, int disp, int* rank_source, int*
 }
 FTMPI_WEAK_ALIAS(MPI_Cart_shift, PMPI_Cart_shift)
 
-int PMPI_Cart_sub(MPI_Comm ch, int* remain_dims, MPI_Comm* newcomm) {
+int PMPI_Cart_sub(MPI_Comm ch, const int* remain_dims, MPI_Comm* newcomm) {
   Call call("MPI_Cart_sub");
   comm::Communicator* c = nullptr;
   int code = MPI_SUCCESS;

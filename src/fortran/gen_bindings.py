@@ -69,7 +69,10 @@ def read_table(path):
 
 
 def c_text(path):
-    text = Path(path).read_text()
+    path = Path(path)
+    # mpi.h includes the rest of the API from its own directory.
+    text = re.sub(r'^\s*#\s*include\s+"([^"]+)"', lambda m: (path.parent / m.group(1)).read_text(),
+                  path.read_text(), flags=re.M)
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     return re.sub(r"//[^\n]*", " ", text)
 

@@ -17,7 +17,7 @@ void pmpi_init_(ftmpi_fint *ierror) { init(PMPI_Init, ierror); }
 
 /* MPI_ADDRESS(LOCATION, ADDRESS, IERROR): the distance from the origin that
  * MPI_BOTTOM stands for (support.h says why). */
-static void address(int (*fn)(void *, MPI_Aint *), void *location, ftmpi_fint *addr, ftmpi_fint *ierror) {
+static void address(int (*fn)(const void *, MPI_Aint *), void *location, ftmpi_fint *addr, ftmpi_fint *ierror) {
   MPI_Aint a = 0;
   int rc = fn(location, &a);
   /* C's MPI_BOTTOM is 0: a C address is the pointer's value. */

@@ -143,12 +143,14 @@ static void on_error(MPI_Comm *comm, int *code, ...) {
   (void)comm; (void)code;
 }
 
+/* MPI-1.2 signatures with MPI-3's const on input buffers and arrays. */
 int signatures_are_mpi1(void);
 int signatures_are_mpi1(void) {
-  int (*send)(void *, int, MPI_Datatype, int, int, MPI_Comm) = MPI_Send;
-  int (*psend)(void *, int, MPI_Datatype, int, int, MPI_Comm) = PMPI_Send;
+  int (*send)(const void *, int, MPI_Datatype, int, int, MPI_Comm) = MPI_Send;
+  int (*psend)(const void *, int, MPI_Datatype, int, int, MPI_Comm) = PMPI_Send;
   int (*recv)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *) = MPI_Recv;
-  int (*type_struct)(int, int *, MPI_Aint *, MPI_Datatype *, MPI_Datatype *) = MPI_Type_struct;
+  int (*type_struct)(int, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Datatype *) =
+      MPI_Type_struct;
   int (*range_incl)(MPI_Group, int, int[][3], MPI_Group *) = MPI_Group_range_incl;
   int (*attr_get)(MPI_Comm, int, void *, int *) = MPI_Attr_get;
   int (*keyval_create)(MPI_Copy_function *, MPI_Delete_function *, int *, void *) =

@@ -7,7 +7,7 @@ run(out ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})
 
 set(bin ${PREFIX}/${REL_BINDIR})
 set(lib ${PREFIX}/${REL_LIBDIR})
-foreach(f ${PREFIX}/${REL_INCDIR}/mpi.h ${lib}/libftmpi.so ${bin}/mpicc ${bin}/mpicxx
+foreach(f ${PREFIX}/${REL_INCDIR}/mpi.h ${PREFIX}/${REL_INCDIR}/ftmpi_mpi23.h ${lib}/libftmpi.so ${bin}/mpicc ${bin}/mpicxx
           ${lib}/pkgconfig/ftmpi.pc ${lib}/cmake/ftmpi/ftmpiConfig.cmake
           ${lib}/cmake/ftmpi/ftmpiConfigVersion.cmake)
   expect_file(${f})
