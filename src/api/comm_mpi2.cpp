@@ -51,28 +51,19 @@ int MPI_COMM_DUP_FN(MPI_Comm, int, void*, void* attribute_val_in, void* attribut
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
   Call call("MPI_Comm_create_errhandler");
-  if (!function || !errhandler) return call.fail(nullptr, Err::kArg, "null argument");
-  return PMPI_Errhandler_create(function, errhandler);
+  return errhandler_create(call, function, errhandler);
 }
 FTMPI_WEAK_ALIAS(MPI_Comm_create_errhandler, PMPI_Comm_create_errhandler)
 
 int PMPI_Comm_set_errhandler(MPI_Comm ch, MPI_Errhandler errhandler) {
   Call call("MPI_Comm_set_errhandler");
-  comm::Communicator* c = lookup_comm(ch);
-  if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
-  const auto& retired = rt()->retired_errhandlers;
-  if (!rt()->errhandlers.get(errhandler) || std::find(retired.begin(), retired.end(), errhandler) != retired.end())
-    return call.fail(c, Err::kArg, "invalid error handler");
-  return PMPI_Errhandler_set(ch, errhandler);
+  return errhandler_set(call, ch, errhandler);
 }
 FTMPI_WEAK_ALIAS(MPI_Comm_set_errhandler, PMPI_Comm_set_errhandler)
 
 int PMPI_Comm_get_errhandler(MPI_Comm ch, MPI_Errhandler* errhandler) {
   Call call("MPI_Comm_get_errhandler");
-  comm::Communicator* c = lookup_comm(ch);
-  if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
-  if (!errhandler) return call.fail(c, Err::kArg, "errhandler pointer is null");
-  return PMPI_Errhandler_get(ch, errhandler);
+  return errhandler_get(call, ch, errhandler);
 }
 FTMPI_WEAK_ALIAS(MPI_Comm_get_errhandler, PMPI_Comm_get_errhandler)
 

@@ -31,6 +31,13 @@ void reap_zombie_comms();
 // the last of them lets go of it.
 void drop_errhandler_if_retired(MPI_Errhandler eh);
 
+// MPI_Errhandler_create / set / get and their MPI-2 names
+// (MPI_Comm_create_errhandler, ...): the work and the checks, reported
+// under the name of the `call` (errhandler.cpp).
+int errhandler_create(Call& call, MPI_Handler_function* function, MPI_Errhandler* errhandler);
+int errhandler_set(Call& call, MPI_Comm ch, MPI_Errhandler errhandler);
+int errhandler_get(Call& call, MPI_Comm ch, MPI_Errhandler* errhandler);
+
 // Reports the (arbitrary, user-chosen) code an attribute callback returned.
 int callback_failure(Call& call, comm::Communicator* c, int code, const char* what);
 

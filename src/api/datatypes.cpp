@@ -64,18 +64,12 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 FTMPI_WEAK_ALIAS(MPI_Type_vector, PMPI_Type_vector)
 
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  Call call("MPI_Type_hvector");
-  if (int c = check_common(call, count, true, newtype); c != MPI_SUCCESS) return c;
-  const dtype::Type* old = any_type(oldtype);
-  if (!old) return bad_type(call, oldtype);
-  if (blocklength < 0) return call.fail(nullptr, Err::kArg, "block length %d is negative", blocklength);
-  return construct(call, newtype,
-                   [&](dtype::TypeRef* out) { return dtype::make_hvector(count, blocklength, stride, *old, out); },
-                   envelope(MPI_COMBINER_HVECTOR_INTEGER, {count, blocklength}, {stride}, {oldtype}));
+  return create_hvector("MPI_Type_hvector", MPI_COMBINER_HVECTOR_INTEGER, count, blocklength, stride, oldtype,
+                        newtype);
 }
 FTMPI_WEAK_ALIAS(MPI_Type_hvector, PMPI_Type_hvector)
 
-int PMPI_Type_indexed(int count, int* blocklengths, int* displacements, MPI_Datatype oldtype,
+int PMPI_Type_indexed(int count, const int* blocklengths, const int* displacements, MPI_Datatype oldtype,
                       MPI_Datatype* newtype) {
   Call call("MPI_Type_indexed");
   if (int c = check_common(call, count, blocklengths && displacements, newtype); c != MPI_SUCCESS)
@@ -89,38 +83,17 @@ int PMPI_Type_indexed(int count, int* blocklengths, int* displacements, MPI_Data
 }
 FTMPI_WEAK_ALIAS(MPI_Type_indexed, PMPI_Type_indexed)
 
-int PMPI_Type_hindexed(int count, int* blocklengths, MPI_Aint* displacements, MPI_Datatype oldtype,
+int PMPI_Type_hindexed(int count, const int* blocklengths, const MPI_Aint* displacements, MPI_Datatype oldtype,
                        MPI_Datatype* newtype) {
-  Call call("MPI_Type_hindexed");
-  if (int c = check_common(call, count, blocklengths && displacements, newtype); c != MPI_SUCCESS)
-    return c;
-  const dtype::Type* old = any_type(oldtype);
-  if (!old) return bad_type(call, oldtype);
-  const size_t n = static_cast<size_t>(count);
-  return construct(call, newtype, [&](dtype::TypeRef* out) {
-    std::vector<int64_t> disp(displacements, displacements + n);
-    return dtype::make_hindexed({blocklengths, n}, disp, *old, out);
-  }, envelope(MPI_COMBINER_HINDEXED_INTEGER, concat({count}, {blocklengths, n}), {displacements, displacements + n}, {oldtype}));
+  return create_hindexed("MPI_Type_hindexed", MPI_COMBINER_HINDEXED_INTEGER, count, blocklengths, displacements,
+                         oldtype, newtype);
 }
 FTMPI_WEAK_ALIAS(MPI_Type_hindexed, PMPI_Type_hindexed)
 
-int PMPI_Type_struct(int count, int* blocklengths, MPI_Aint* displacements, MPI_Datatype* types,
+int PMPI_Type_struct(int count, const int* blocklengths, const MPI_Aint* displacements, const MPI_Datatype* types,
                      MPI_Datatype* newtype) {
-  Call call("MPI_Type_struct");
-  if (int c = check_common(call, count, blocklengths && displacements && types, newtype);
-      c != MPI_SUCCESS)
-    return c;
-  const size_t n = static_cast<size_t>(count);
-  std::vector<const dtype::Type*> members(n);
-  for (size_t i = 0; i < n; ++i) {
-    members[i] = any_type(types[i]);
-    if (!members[i]) return call.fail(nullptr, Err::kType, "types[%zu] is not a valid datatype", i);
-  }
-  return construct(call, newtype, [&](dtype::TypeRef* out) {
-    std::vector<int64_t> disp(displacements, displacements + n);
-    return dtype::make_struct({blocklengths, n}, disp, members, out);
-  }, envelope(MPI_COMBINER_STRUCT_INTEGER, concat({count}, {blocklengths, n}), {displacements, displacements + n},
-              {types, types + n}));
+  return create_struct("MPI_Type_struct", MPI_COMBINER_STRUCT_INTEGER, count, blocklengths, displacements, types,
+                       newtype);
 }
 FTMPI_WEAK_ALIAS(MPI_Type_struct, PMPI_Type_struct)
 
@@ -175,7 +148,7 @@ int PMPI_Type_ub(MPI_Datatype dt, MPI_Aint* displacement) {
 }
 FTMPI_WEAK_ALIAS(MPI_Type_ub, PMPI_Type_ub)
 
-int PMPI_Address(void* location, MPI_Aint* address) {
+int PMPI_Address(const void* location, MPI_Aint* address) {
   Call call("MPI_Address");
   if (!address) return call.fail(nullptr, Err::kArg, "address pointer is null");
   *address = static_cast<MPI_Aint>(reinterpret_cast<uintptr_t>(location));
@@ -183,7 +156,7 @@ int PMPI_Address(void* location, MPI_Aint* address) {
 }
 FTMPI_WEAK_ALIAS(MPI_Address, PMPI_Address)
 
-int PMPI_Get_elements(MPI_Status* status, MPI_Datatype dt, int* count) {
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype dt, int* count) {
   Call call("MPI_Get_elements");
   Why w;
   const dtype::TypeRef* type = nullptr;

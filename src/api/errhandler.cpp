@@ -1,5 +1,6 @@
 // Error handlers (MPI-1.2 §7.2): create, set, get, free. Communicators
-// made from another one inherit its handler (api/comm_support.cpp).
+// made from another one inherit its handler (api/comm_support.cpp). The
+// MPI-2 names (comm_mpi2.cpp) run the same code under their own name.
 #include <algorithm>
 
 #include "api/args.hpp"
@@ -7,23 +8,17 @@
 #include "api/comm_support.hpp"
 #include "api/pmpi.hpp"
 
-using namespace ftmpi;
-using namespace ftmpi::api;
+namespace ftmpi::api {
 
-extern "C" {
-
-int PMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler) {
-  Call call("MPI_Errhandler_create");
+int errhandler_create(Call& call, MPI_Handler_function* function, MPI_Errhandler* errhandler) {
   if (!function || !errhandler) return call.fail(nullptr, Err::kArg, "null argument");
   auto h = std::make_unique<ErrhandlerObj>();
   h->fn = function;
   *errhandler = rt()->errhandlers.add(std::move(h));
   return MPI_SUCCESS;
 }
-FTMPI_WEAK_ALIAS(MPI_Errhandler_create, PMPI_Errhandler_create)
 
-int PMPI_Errhandler_set(MPI_Comm ch, MPI_Errhandler errhandler) {
-  Call call("MPI_Errhandler_set");
+int errhandler_set(Call& call, MPI_Comm ch, MPI_Errhandler errhandler) {
   comm::Communicator* c = lookup_comm(ch);
   if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
   const auto& retired = rt()->retired_errhandlers;
@@ -34,15 +29,37 @@ int PMPI_Errhandler_set(MPI_Comm ch, MPI_Errhandler errhandler) {
   drop_errhandler_if_retired(old);
   return MPI_SUCCESS;
 }
+
+int errhandler_get(Call& call, MPI_Comm ch, MPI_Errhandler* errhandler) {
+  comm::Communicator* c = lookup_comm(ch);
+  if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
+  if (!errhandler) return call.fail(c, Err::kArg, "errhandler pointer is null");
+  *errhandler = state_of(*c).errhandler;
+  return MPI_SUCCESS;
+}
+
+}  // namespace ftmpi::api
+
+using namespace ftmpi;
+using namespace ftmpi::api;
+
+extern "C" {
+
+int PMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler) {
+  Call call("MPI_Errhandler_create");
+  return errhandler_create(call, function, errhandler);
+}
+FTMPI_WEAK_ALIAS(MPI_Errhandler_create, PMPI_Errhandler_create)
+
+int PMPI_Errhandler_set(MPI_Comm ch, MPI_Errhandler errhandler) {
+  Call call("MPI_Errhandler_set");
+  return errhandler_set(call, ch, errhandler);
+}
 FTMPI_WEAK_ALIAS(MPI_Errhandler_set, PMPI_Errhandler_set)
 
 int PMPI_Errhandler_get(MPI_Comm ch, MPI_Errhandler* errhandler) {
   Call call("MPI_Errhandler_get");
-  comm::Communicator* c = lookup_comm(ch);
-  if (!c) return call.fail(nullptr, Err::kComm, "invalid communicator");
-  if (!errhandler) return call.fail(c, Err::kArg, "null argument");
-  *errhandler = state_of(*c).errhandler;
-  return MPI_SUCCESS;
+  return errhandler_get(call, ch, errhandler);
 }
 FTMPI_WEAK_ALIAS(MPI_Errhandler_get, PMPI_Errhandler_get)
 

@@ -1,7 +1,9 @@
 // The MPI-2 datatype constructors (MPI-3.1 §4.1.2-4.1.7): the create_
-// forms of hvector / hindexed / struct, indexed_block, hindexed_block,
+// forms of hvector / hindexed / struct (the code behind the MPI-1 forms too,
+// which differ only in name and combiner), indexed_block, hindexed_block,
 // resized, subarray, and MPI_Type_dup. Each records its envelope for
-// MPI_Type_get_envelope / get_contents (type_query.cpp).
+// MPI_Type_get_envelope / get_contents (type_query.cpp); darray is in
+// type_darray.cpp.
 #include <vector>
 
 #include "api/pmpi.hpp"
@@ -49,24 +51,23 @@ Err build_subarray(int ndims, const int* sizes, const int* subsizes, const int* 
 
 }  // namespace
 
-extern "C" {
+namespace ftmpi::api {
 
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype* newtype) {
-  Call call("MPI_Type_create_hvector");
+int create_hvector(const char* name, int combiner, int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                   MPI_Datatype* newtype) {
+  Call call(name);
   if (int c = check_common(call, count, true, newtype); c != MPI_SUCCESS) return c;
   const dtype::Type* old = any_type(oldtype);
   if (!old) return bad_type(call, oldtype);
   if (blocklength < 0) return call.fail(nullptr, Err::kArg, "block length %d is negative", blocklength);
   return construct(call, newtype,
                    [&](dtype::TypeRef* out) { return dtype::make_hvector(count, blocklength, stride, *old, out); },
-                   envelope(MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {oldtype}));
+                   envelope(combiner, {count, blocklength}, {stride}, {oldtype}));
 }
-FTMPI_WEAK_ALIAS(MPI_Type_create_hvector, PMPI_Type_create_hvector)
 
-int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
-                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  Call call("MPI_Type_create_hindexed");
+int create_hindexed(const char* name, int combiner, int count, const int* blocklengths, const MPI_Aint* displacements,
+                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  Call call(name);
   if (int c = check_common(call, count, blocklengths && displacements, newtype); c != MPI_SUCCESS) return c;
   const dtype::Type* old = any_type(oldtype);
   if (!old) return bad_type(call, oldtype);
@@ -74,14 +75,12 @@ int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Ain
   return construct(
       call, newtype,
       [&](dtype::TypeRef* out) { return dtype::make_hindexed({blocklengths, n}, widen(displacements, n), *old, out); },
-      envelope(MPI_COMBINER_HINDEXED, concat({count}, {blocklengths, n}), {displacements, displacements + n},
-               {oldtype}));
+      envelope(combiner, concat({count}, {blocklengths, n}), {displacements, displacements + n}, {oldtype}));
 }
-FTMPI_WEAK_ALIAS(MPI_Type_create_hindexed, PMPI_Type_create_hindexed)
 
-int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
-                            const MPI_Datatype types[], MPI_Datatype* newtype) {
-  Call call("MPI_Type_create_struct");
+int create_struct(const char* name, int combiner, int count, const int* blocklengths, const MPI_Aint* displacements,
+                  const MPI_Datatype* types, MPI_Datatype* newtype) {
+  Call call(name);
   if (int c = check_common(call, count, blocklengths && displacements && types, newtype); c != MPI_SUCCESS)
     return c;
   const size_t n = static_cast<size_t>(count);
@@ -93,8 +92,30 @@ int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint 
   return construct(
       call, newtype,
       [&](dtype::TypeRef* out) { return dtype::make_struct({blocklengths, n}, widen(displacements, n), members, out); },
-      envelope(MPI_COMBINER_STRUCT, concat({count}, {blocklengths, n}), {displacements, displacements + n},
-               {types, types + n}));
+      envelope(combiner, concat({count}, {blocklengths, n}), {displacements, displacements + n}, {types, types + n}));
+}
+
+}  // namespace ftmpi::api
+
+extern "C" {
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+  return create_hvector("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, count, blocklength, stride, oldtype, newtype);
+}
+FTMPI_WEAK_ALIAS(MPI_Type_create_hvector, PMPI_Type_create_hvector)
+
+int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
+                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return create_hindexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count, blocklengths, displacements,
+                         oldtype, newtype);
+}
+FTMPI_WEAK_ALIAS(MPI_Type_create_hindexed, PMPI_Type_create_hindexed)
+
+int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                            const MPI_Datatype types[], MPI_Datatype* newtype) {
+  return create_struct("MPI_Type_create_struct", MPI_COMBINER_STRUCT, count, blocklengths, displacements, types,
+                       newtype);
 }
 FTMPI_WEAK_ALIAS(MPI_Type_create_struct, PMPI_Type_create_struct)
 

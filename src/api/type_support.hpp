@@ -78,4 +78,14 @@ inline int check_common(Call& call, int count, bool arrays_given, MPI_Datatype* 
   return MPI_SUCCESS;
 }
 
+// MPI_Type_(create_)hvector / hindexed / struct: the MPI-1 and MPI-2 forms
+// differ only in the name reported and the envelope's combiner
+// (type_create.cpp).
+int create_hvector(const char* name, int combiner, int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                   MPI_Datatype* newtype);
+int create_hindexed(const char* name, int combiner, int count, const int* blocklengths, const MPI_Aint* displacements,
+                    MPI_Datatype oldtype, MPI_Datatype* newtype);
+int create_struct(const char* name, int combiner, int count, const int* blocklengths, const MPI_Aint* displacements,
+                  const MPI_Datatype* types, MPI_Datatype* newtype);
+
 }  // namespace ftmpi::api
