@@ -7,8 +7,10 @@
  *
  * The header is valid C89..C11 and C++. The MPI-1.2 functions have their
  * MPI-1.2 signatures with MPI-3's const on input buffers and arrays, so
- * MPI-1 code compiles unchanged and code passing const data compiles
- * without warnings. The MPI-2/3 part is in ftmpi_mpi23.h, included below. */
+ * MPI-1 code that calls them compiles unchanged and code passing const data
+ * compiles without warnings (a profiling library that defines MPI_Send & co.
+ * must use these signatures, as with any MPI-3 library). The MPI-2/3 part
+ * is in ftmpi_mpi23.h, included below. */
 #ifndef FTMPI_MPI_H
 #define FTMPI_MPI_H
 

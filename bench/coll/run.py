@@ -35,22 +35,28 @@ def impls(build, only):
     return [i for i in out if not only or i[0] in only]
 
 
-def run(name, cc, launch, extra_env, np_, args, tmp, nice):
-    exe = os.path.join(tmp, "coll_bench_" + name)
+def job(source, name, cc, launch, extra_env, np_, args, tmp, nice):
+    """Builds `source` with the library's mpicc (once) and runs it: its stdout, or "" on failure."""
+    exe = os.path.join(tmp, os.path.splitext(source)[0] + "_" + name)
     if not os.path.exists(exe):
-        subprocess.run([cc, "-O2", "-o", exe, os.path.join(HERE, "coll_bench.c")], check=True)
+        subprocess.run([cc, "-O2", "-o", exe, os.path.join(HERE, source)], check=True)
     env = dict(os.environ, **extra_env)
     try:
         prefix = ["nice", "-n", str(nice)] if nice else []
         p = subprocess.run(prefix + launch + [str(np_), exe] + args, env=env, capture_output=True, text=True, timeout=900)
     except subprocess.TimeoutExpired:
         print(f"{name} np={np_} timed out", file=sys.stderr)
-        return {}
+        return ""
     if p.returncode != 0:
         print(f"{name} np={np_} failed:\n{p.stdout}\n{p.stderr}", file=sys.stderr)
-        return {}
+        return ""
+    return p.stdout
+
+
+def run(name, cc, launch, extra_env, np_, args, tmp, nice):
+    out = job("coll_bench.c", name, cc, launch, extra_env, np_, args, tmp, nice)
     res = {}
-    for line in p.stdout.splitlines():
+    for line in out.splitlines():
         f = line.split()
         if len(f) == 3:
             res[(f[0], int(f[1]))] = float(f[2])

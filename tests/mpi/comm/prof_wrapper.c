@@ -1,12 +1,13 @@
 /* A profiling library as users write them (MPI-1.2 chapter 8): it defines
  * MPI_Send, MPI_Recv, MPI_Barrier and MPI_Pcontrol, counts the calls, and
- * forwards each to its PMPI_ twin. Linked ahead of libftmpi. */
+ * forwards each to its PMPI_ twin. Linked ahead of libftmpi. MPI_Send has
+ * the MPI-3 signature (const buffer), as the header declares it. */
 #include <mpi.h>
 #include <string.h>
 
 static int n_send, n_recv, n_barrier, n_pcontrol, last_level = -1;
 
-int MPI_Send(void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   ++n_send;
   return PMPI_Send(buf, count, datatype, dest, tag, comm);
 }
