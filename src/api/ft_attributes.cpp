@@ -70,7 +70,9 @@ ApiWorldHooks g_hooks;
 void ft_attach(Runtime& R) {
   R.ft = std::make_unique<ft::Controller>(R.engine, R.client, R.boot.modes, *R.comms.get(MPI_COMM_WORLD));
   R.ft->set_hooks(&g_hooks);
-  R.engine.set_listener(R.ft.get());
+  // Runtime events reach the controller through the engine (which hides
+  // what a module asks it to hide): rte::EventSink.
+  R.engine.set_next(R.ft.get());
   // A restart through a recovery round (REBUILD); a transparent restart joins
   // the unchanged world (its card table is already installed by the engine).
   if (R.boot.restarted && !R.boot.singleton && !R.boot.modes.transparent_mode())

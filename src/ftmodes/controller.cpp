@@ -26,8 +26,6 @@ void Controller::on_proc_failed(ProcId who, uint64_t event_seq) {
   eng_.interrupt_blocking();
 }
 
-void Controller::on_job_abort(int) {}
-
 void Controller::on_recovery_done(const rte::RecoveryResult& r) {
   result_ = r;
   round_done_ = true;

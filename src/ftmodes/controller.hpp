@@ -1,7 +1,7 @@
 // The fault-tolerance state machine of one process (spec/ft-semantics.md §4):
 // NO_FAILURES -> FAILURE_RECOGNIZED -> RECOVERING -> NO_FAILURES.
 //
-// It hears failures and round results from the p2p engine (FailureListener),
+// It hears failures and round results from the p2p engine (rte::EventSink),
 // interrupts blocking calls in recovery modes MANUAL and AUTO, runs the
 // recovery round with the runtime (§5) and installs its outcome: the engine's
 // peers and queues (message mode), MPI_COMM_WORLD's membership (communicator
@@ -33,7 +33,7 @@ class WorldHooks {
 
 enum class FtState : uint8_t { kNoFailures, kFailureRecognized, kRecovering };
 
-class Controller final : public p2p::FailureListener {
+class Controller final : public rte::EventSink {
  public:
   Controller(p2p::Engine& eng, rte::Client& client, const rte::Modes& modes, comm::Communicator& world);
 
@@ -53,9 +53,8 @@ class Controller final : public p2p::FailureListener {
   // A respawned process: install what the round that started it decided.
   void adopt_restart(const rte::RecoveryResult& r);
 
-  // p2p::FailureListener
+  // rte::EventSink (passed on by the engine)
   void on_proc_failed(ProcId who, uint64_t event_seq) override;
-  void on_job_abort(int exit_code) override;
   void on_recovery_done(const rte::RecoveryResult& r) override;
 
  private:

@@ -338,7 +338,7 @@ void Engine::on_proc_failed(ProcId who, uint64_t event_seq) {
     return;
   }
   if (current) mark_dead(who.slot);
-  if (listener_) listener_->on_proc_failed(who, event_seq);
+  EventSink::on_proc_failed(who, event_seq);
 }
 
 void Engine::mark_dead(int32_t slot) {
@@ -353,12 +353,8 @@ void Engine::mark_dead(int32_t slot) {
   fail_requests_of(slot, Err::kOther);
 }
 
-void Engine::on_recovery_done(const rte::RecoveryResult& r) {
-  if (listener_) listener_->on_recovery_done(r);
-}
-
 void Engine::on_job_abort(int exit_code) {
-  if (listener_) listener_->on_job_abort(exit_code);
+  EventSink::on_job_abort(exit_code);
   _exit(exit_code);
 }
 

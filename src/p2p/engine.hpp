@@ -4,8 +4,10 @@
 //
 // Progress is single-threaded and happens only inside MPI calls (DESIGN §5).
 // Upper layers start operations with start_send/start_recv and drive them
-// with wait_until(); they learn about process failures through
-// FailureListener, which the fault-tolerance layer implements.
+// with wait_until(); they learn about process failures through the runtime's
+// event interface (rte::EventSink): the engine is the first sink of the
+// chain and passes events on to the one set with set_next (the
+// fault-tolerance controller).
 #pragma once
 #include <sched.h>
 
@@ -31,14 +33,6 @@ namespace ftmpi::p2p {
 
 inline constexpr int kProcNull = -1;
 inline constexpr int kAnySource = -2;
-
-class FailureListener {
- public:
-  virtual ~FailureListener() = default;
-  virtual void on_proc_failed(ProcId who, uint64_t event_seq) = 0;
-  virtual void on_job_abort(int exit_code) = 0;
-  virtual void on_recovery_done(const rte::RecoveryResult& r) = 0;
-};
 
 // Receives the CONTROL frames of one handler id (control.cpp). Control
 // frames carry an upper layer's protocol (the collectives' agreement) beside
@@ -107,7 +101,6 @@ class Engine final : public transport::Sink, public rte::EventSink {
                                           [](int32_t s) { return s >= 0; }));
   }
   rte::Client& client() { return *client_; }
-  void set_listener(FailureListener* l) { listener_ = l; }
   void set_progress_hook(ProgressHook* h) { hook_ = h; }
 
   // Module seam (module_seam.hpp, spec/module-seam.md). Null: no module.
@@ -267,18 +260,19 @@ class Engine final : public transport::Sink, public rte::EventSink {
   void on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload,
                 size_t plen) override;
   void on_peer_lost(int32_t peer_slot) override;
-  // rte::EventSink
+  // rte::EventSink: the engine acts on these, then passes them on (a
+  // failure the module hides is not passed on).
   void on_proc_failed(ProcId who, uint64_t event_seq) override;
   void on_job_abort(int exit_code) override;
-  void on_recovery_done(const rte::RecoveryResult& r) override;
   // Transparent mode: a hidden failure's slot runs again (peer_restarted),
   // and the event logger's acknowledgements go to the module.
   void on_proc_restarted(ProcId new_id, const rte::Card& card) override {
-    (void)new_id;
     if (module_) peer_restarted(card);
+    EventSink::on_proc_restarted(new_id, card);
   }
   void on_determinants_acked(uint64_t batch) override {
     if (module_) module_->on_determinants_acked(batch);
+    EventSink::on_determinants_acked(batch);
   }
 
  private:
@@ -378,7 +372,6 @@ class Engine final : public transport::Sink, public rte::EventSink {
   std::vector<rte::Card> cards_;
   ProcId self_;
   uint32_t epoch_ = 0;
-  FailureListener* listener_ = nullptr;
   ProgressHook* hook_ = nullptr;
   ModuleSeam* module_ = nullptr;
 

@@ -64,30 +64,49 @@ struct ReplayStats {
 // Largest batch log_determinants() takes (split bigger ones).
 inline constexpr size_t kMaxDeterminantBatch = proto::kMaxDetBatch;
 
-// Runtime events delivered by poll(); p2p implements this and forwards upwards.
+// Runtime events delivered by poll(): the one event interface from the
+// runtime client upwards. Sinks form a chain: poll() hands each event to the
+// first (the p2p engine), which acts on it and passes it on to the next one
+// (set_next: the fault-tolerance controller), and so on. A method a sink does
+// not override passes its event on unchanged, so a new event is declared
+// here once and overridden only where something acts on it; a sink that must
+// keep an event from the sinks above it (the engine, for a failure a module
+// hides) overrides it and does not call the base method.
 class EventSink {
  public:
   virtual ~EventSink() = default;
+  void set_next(EventSink* next) { next_ = next; }
+
   // A process is dead; every survivor gets the same notices in the same order.
-  virtual void on_proc_failed(ProcId who, uint64_t event_seq) = 0;
+  virtual void on_proc_failed(ProcId who, uint64_t event_seq) {
+    if (next_) next_->on_proc_failed(who, event_seq);
+  }
   // The launcher or another rank ended the job (MPI_Abort elsewhere, SIGINT).
-  virtual void on_job_abort(int exit_code) = 0;
+  virtual void on_job_abort(int exit_code) {
+    if (next_) next_->on_job_abort(exit_code);
+  }
   // The recovery round this process asked for is complete (spec §5 step 3).
   // Every PROC_FAILED with event_seq <= r.last_event_seq was delivered before.
-  virtual void on_recovery_done(const RecoveryResult& r) = 0;
+  virtual void on_recovery_done(const RecoveryResult& r) {
+    if (next_) next_->on_recovery_done(r);
+  }
   // Transparent mode only (other sinks never get these):
   // slot new_id.slot lives again as new_id, has booted and is reachable at
   // `card`. It follows an on_proc_failed for the previous incarnation, except
   // for a slot that was already restarting when this process got its card
   // table (there: host -1 and the new id).
   virtual void on_proc_restarted(ProcId new_id, const Card& card) {
-    (void)new_id;
-    (void)card;
+    if (next_) next_->on_proc_restarted(new_id, card);
   }
   // The event logger holds every batch up to and including `batch` (stored
   // by the daemon and, with several hosts, replicated on another host).
   // Delivered in batch order.
-  virtual void on_determinants_acked(uint64_t batch) { (void)batch; }
+  virtual void on_determinants_acked(uint64_t batch) {
+    if (next_) next_->on_determinants_acked(batch);
+  }
+
+ private:
+  EventSink* next_ = nullptr;
 };
 
 class Client {
