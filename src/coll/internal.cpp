@@ -3,14 +3,11 @@
 #include <cstring>
 #include <vector>
 
+#include "coll/tags.hpp"
 #include "coll/team.hpp"
 
 namespace ftmpi::coll {
 namespace {
-// Tags of the internal collectives, below any algorithm's round numbers.
-constexpr int kTagAllgatherBytes = 1 << 20;
-constexpr int kTagBcastBytes = (1 << 20) + 1;
-constexpr int kTagAllgatherBytesLog = (1 << 20) + 2;
 
 const dtype::TypeRef& byte_type() {
   static const dtype::TypeRef t = dtype::builtin_ref(dtype::Builtin::kByte);

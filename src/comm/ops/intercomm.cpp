@@ -2,17 +2,16 @@
 #include <algorithm>
 
 #include "coll/internal.hpp"
+#include "coll/tags.hpp"
 #include "comm/ops/constructors.hpp"
 #include "comm/ops/group_algebra.hpp"
 
 namespace ftmpi::comm::ops {
 namespace {
 
-// Internal tag of the merge's leader exchange on the intercommunicator's
-// collective context. Collective algorithms tag with an algorithm id of 32
-// or more in bits 12..18 (src/coll/tags.hpp); internal exchanges use
-// (1 << 20) + k, i.e. id 0: coll/internal.cpp has k = 0..2, this is k = 16.
-constexpr int kTagMergeFlags = (1 << 20) + 16;
+// The merge's leader exchange runs on the intercommunicator's collective
+// context with coll::kTagMergeFlags (the tag registry, src/coll/tags.hpp).
+using coll::kTagMergeFlags;
 // Salt of the transient communicator over one side of an intercommunicator
 // that the merge broadcasts on.
 constexpr uint64_t kMergeSideSalt = 0x6d657267u;
