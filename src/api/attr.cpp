@@ -22,22 +22,18 @@ static_assert(std::is_same_v<MPI_Delete_function*, comm::AttrDeleteFn>);
 
 namespace {
 
-// Values handed out by address; never written by the library after start.
-int g_tag_ub = kTagUb;
-int g_host = MPI_PROC_NULL;
-int g_wtime_is_global = 0;
-// MPI_APPNUM (MPI-3.1 §10.5.3): the number of the mpirun command block that
-// started this process; mpirun takes one program, so it is always 0.
-int g_appnum = 0;
-
 // The address of a predefined attribute's value on `c`, or nullptr if the
-// key is reserved but not set there.
+// key is reserved but not set there. The values live in the Runtime and are
+// written on every get (a program may have written through the pointer).
 void* predefined_value(MPI_Comm ch, comm::Communicator& c, int keyval) {
+  auto& values = rt()->predefined_attr;
   switch (keyval) {
     case MPI_TAG_UB:
-      return &g_tag_ub;
+      values.tag_ub = kTagUb;
+      return &values.tag_ub;
     case MPI_HOST:
-      return &g_host;
+      values.host = MPI_PROC_NULL;
+      return &values.host;
     case MPI_IO: {
       // Every process can do I/O: each one names itself.
       CommState& st = state_of(c);
@@ -45,15 +41,17 @@ void* predefined_value(MPI_Comm ch, comm::Communicator& c, int keyval) {
       return &st.attr_io_value;
     }
     case MPI_WTIME_IS_GLOBAL:
-      return &g_wtime_is_global;
+      values.wtime_is_global = 0;
+      return &values.wtime_is_global;
     // MPI-3.1 §10.5.1: the processes the job may use in total. No dynamic
     // process creation, so those mpirun started: the world size at launch
     // (REBUILD respawns into it; SHRINK does not add to it).
     case MPI_UNIVERSE_SIZE:
       return ch == MPI_COMM_WORLD ? &rt()->boot.world_size : nullptr;
-    // Not set in a singleton: no startup command to number (§10.5.3).
+    // Not set in a singleton: no startup command to number (§10.5.3); else
+    // the number of mpirun's command block, and mpirun takes one program.
     case MPI_APPNUM:
-      return ch == MPI_COMM_WORLD && !rt()->boot.singleton ? &g_appnum : nullptr;
+      return ch == MPI_COMM_WORLD && !rt()->boot.singleton ? &(values.appnum = 0) : nullptr;
     default:
       break;
   }

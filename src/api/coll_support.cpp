@@ -7,7 +7,7 @@ namespace ftmpi::api {
 
 coll::Team team_of(comm::Communicator& c) {
   Runtime* R = rt();
-  coll::Team t = coll::Team::live(R->engine, c);
+  coll::Team t = coll::Team::live(R->coll, c);
   t.set_atomic(R->ft->modes().coll == rte::CollMode::kAtomic);
   return t;
 }

@@ -64,12 +64,12 @@ class ApiWorldHooks final : public ft::WorldHooks {
   }
   void run_world_delete_callbacks() override { api::run_world_delete_callbacks(); }
 };
-ApiWorldHooks g_hooks;
 }  // namespace
 
 void ft_attach(Runtime& R) {
   R.ft = std::make_unique<ft::Controller>(R.engine, R.client, R.boot.modes, *R.comms.get(MPI_COMM_WORLD));
-  R.ft->set_hooks(&g_hooks);
+  R.ft_hooks = std::make_unique<ApiWorldHooks>();
+  R.ft->set_hooks(R.ft_hooks.get());
   // Runtime events reach the controller through the engine (which hides
   // what a module asks it to hide): rte::EventSink.
   R.engine.set_next(R.ft.get());
@@ -79,7 +79,7 @@ void ft_attach(Runtime& R) {
     R.ft->adopt_restart(R.client.restart_result());
   // The agreement must answer peers from the start, also before this
   // process's first atomic collective (an ASK for a call it never enters).
-  if (R.boot.modes.coll == rte::CollMode::kAtomic) coll::ft::attach(R.engine);
+  if (R.boot.modes.coll == rte::CollMode::kAtomic) coll::ft::attach(R.coll);
 }
 
 const char* Call::ft_blocked_why(const comm::Communicator* c) const {

@@ -14,11 +14,12 @@
 #include "base/params.hpp"
 
 namespace ftmpi::api {
+
+Library detail::g_library;
+
 namespace {
-Phase g_phase = Phase::kBefore;
 // Sender-log memory per process in transparent mode (FTMPI_LOG_LIMIT).
 constexpr uint64_t kDefaultLogLimit = 1ull << 30;
-Runtime* g_rt = nullptr;
 
 void make_predefined(Runtime& r) {
   std::vector<ProcId> world;
@@ -47,9 +48,6 @@ void make_predefined(Runtime& r) {
 }
 }  // namespace
 
-Phase phase() { return g_phase; }
-Runtime* rt() { return g_rt; }
-
 CommState& state_of(comm::Communicator& c) { return static_cast<CommState&>(*c.ext); }
 
 MPI_Comm register_comm(std::unique_ptr<comm::Communicator> c, MPI_Errhandler eh) {
@@ -57,7 +55,7 @@ MPI_Comm register_comm(std::unique_ptr<comm::Communicator> c, MPI_Errhandler eh)
   CommState* raw = st.get();
   raw->errhandler = eh;
   c->ext = std::move(st);
-  raw->handle = g_rt->comms.add(std::move(c));
+  raw->handle = detail::g_library.rt->comms.add(std::move(c));
   return raw->handle;
 }
 
@@ -71,7 +69,7 @@ extern "C" {
 int PMPI_Init(int* argc, char*** argv) {
   (void)argc;
   (void)argv;
-  if (g_phase != Phase::kBefore) {
+  if (detail::g_library.phase != Phase::kBefore) {
     std::fprintf(stderr, "ftmpi: MPI_Init called twice\n");
     return MPI_ERR_OTHER;
   }
@@ -102,23 +100,23 @@ int PMPI_Init(int* argc, char*** argv) {
                                                    params::get_size("FTMPI_LOG_LIMIT", kDefaultLogLimit));
     if (r->boot.restarted) r->logging->start_replay();
   }
-  g_rt = r.release();
-  make_predefined(*g_rt);
-  g_rt->main_thread = std::this_thread::get_id();
-  ft_attach(*g_rt);
-  g_phase = Phase::kRunning;
+  detail::g_library.rt = r.release();
+  make_predefined(*detail::g_library.rt);
+  detail::g_library.rt->main_thread = std::this_thread::get_id();
+  ft_attach(*detail::g_library.rt);
+  detail::g_library.phase = Phase::kRunning;
   // Transparent mode: the program must not notice its restart.
-  return g_rt->boot.restarted && !g_rt->logging ? MPI_INIT_RESTARTED_NODE : MPI_SUCCESS;
+  return detail::g_library.rt->boot.restarted && !detail::g_library.rt->logging ? MPI_INIT_RESTARTED_NODE : MPI_SUCCESS;
 }
 FTMPI_WEAK_ALIAS(MPI_Init, PMPI_Init)
 
 int PMPI_Finalize(void) {
   Call call("MPI_Finalize");
-  if (g_rt->logging) g_rt->logging->finalize();
-  Err e = g_rt->engine.finalize();
-  g_phase = Phase::kFinalized;
-  delete g_rt;
-  g_rt = nullptr;
+  if (detail::g_library.rt->logging) detail::g_library.rt->logging->finalize();
+  Err e = detail::g_library.rt->engine.finalize();
+  detail::g_library.phase = Phase::kFinalized;
+  delete detail::g_library.rt;
+  detail::g_library.rt = nullptr;
   return ok(e) ? MPI_SUCCESS : static_cast<int>(e);
 }
 FTMPI_WEAK_ALIAS(MPI_Finalize, PMPI_Finalize)
@@ -126,7 +124,7 @@ FTMPI_WEAK_ALIAS(MPI_Finalize, PMPI_Finalize)
 int PMPI_Initialized(int* flag) {
   if (!flag) return MPI_ERR_ARG;
   // MPI-1.2: true once MPI_Init has been called, even after MPI_Finalize.
-  *flag = g_phase != Phase::kBefore;
+  *flag = detail::g_library.phase != Phase::kBefore;
   return MPI_SUCCESS;
 }
 FTMPI_WEAK_ALIAS(MPI_Initialized, PMPI_Initialized)
@@ -137,19 +135,19 @@ int PMPI_Abort(MPI_Comm comm, int errorcode) {
   std::snprintf(msg, sizeof msg, "MPI_Abort(comm=%s, errorcode=%d) called", 
                 comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : comm == MPI_COMM_SELF ? "MPI_COMM_SELF" : "user",
                 errorcode);
-  if (g_rt->boot.singleton) {
+  if (detail::g_library.rt->boot.singleton) {
     std::fprintf(stderr, "ftmpi: %s\n", msg);
     _exit(errorcode);
   }
-  g_rt->client.abort(errorcode, msg);
+  detail::g_library.rt->client.abort(errorcode, msg);
 }
 FTMPI_WEAK_ALIAS(MPI_Abort, PMPI_Abort)
 
 int PMPI_Get_processor_name(char* name, int* resultlen) {
   Call call("MPI_Get_processor_name");
   if (!name || !resultlen) return call.fail(nullptr, Err::kArg, "null argument");
-  size_t n = std::min<size_t>(g_rt->processor_name.size(), MPI_MAX_PROCESSOR_NAME - 1);
-  std::memcpy(name, g_rt->processor_name.data(), n);
+  size_t n = std::min<size_t>(detail::g_library.rt->processor_name.size(), MPI_MAX_PROCESSOR_NAME - 1);
+  std::memcpy(name, detail::g_library.rt->processor_name.data(), n);
   name[n] = '\0';
   *resultlen = static_cast<int>(n);
   return MPI_SUCCESS;
@@ -160,7 +158,7 @@ FTMPI_WEAK_ALIAS(MPI_Get_processor_name, PMPI_Get_processor_name)
 // gets the dead incarnation's values).
 double PMPI_Wtime(void) {
   double t = now_seconds();
-  return g_rt && g_rt->logging ? g_rt->logging->wtime(t) : t;
+  return detail::g_library.rt && detail::g_library.rt->logging ? detail::g_library.rt->logging->wtime(t) : t;
 }
 FTMPI_WEAK_ALIAS(MPI_Wtime, PMPI_Wtime)
 
@@ -168,7 +166,7 @@ double PMPI_Wtick(void) {
   timespec ts;
   clock_getres(CLOCK_MONOTONIC, &ts);
   double t = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-  return g_rt && g_rt->logging ? g_rt->logging->wtick(t) : t;
+  return detail::g_library.rt && detail::g_library.rt->logging ? detail::g_library.rt->logging->wtick(t) : t;
 }
 FTMPI_WEAK_ALIAS(MPI_Wtick, PMPI_Wtick)
 

@@ -1,6 +1,10 @@
-// The library's one piece of global state: created by MPI_Init, destroyed by
-// MPI_Finalize. Every MPI_ entry point reaches the engine and the handle
-// tables through rt(); nothing below src/api knows about handles.
+// The Runtime owns all library state: created by MPI_Init, destroyed by
+// MPI_Finalize. Every MPI_ entry point reaches the engine, the collective
+// layer's state and the handle tables through rt(); nothing below src/api
+// knows about handles, and no layer keeps state of its own elsewhere (no
+// mutable globals, no function-local statics: docs/architecture.md, "Where
+// the state lives"). The only global is the Library below, which points at
+// the Runtime.
 #pragma once
 #include <map>
 #include <memory>
@@ -11,6 +15,7 @@
 #include "api/bsend_pool.hpp"
 #include "api/handle_table.hpp"
 #include "coll/nbc/schedule.hpp"
+#include "coll/state.hpp"
 #include "comm/model/communicator.hpp"
 #include "dtype/datatype.hpp"
 #include "ftmodes/controller.hpp"
@@ -82,6 +87,11 @@ inline constexpr int kFirstTypeKeyval = 1 << 24;
 struct Runtime {
   rte::Client client;
   rte::BootInfo boot;
+  // The collective layer's state (call numbers, scratch memory, buffers of
+  // abandoned runs, the agreement). Declared before the engine so that it
+  // goes after it: buffers of abandoned runs stay valid while requests the
+  // engine still holds may write into them.
+  coll::State coll{engine};
   p2p::Engine engine;
   // Schedules of the nonblocking collectives: the engine's progress hook.
   coll::nbc::NbcEngine nbc{engine};
@@ -103,7 +113,17 @@ struct Runtime {
   // MPI_Init's ft_attach, so never null in an entry point), and the storage
   // of the FTMPI_* attribute values handed out by MPI_Attr_get.
   std::unique_ptr<ft::Controller> ft;
+  std::unique_ptr<ft::WorldHooks> ft_hooks;  // what a recovery asks of the API (ft_attributes.cpp)
   int ft_attr[6] = {};
+  // Storage of the MPI_TAG_UB, MPI_HOST, MPI_WTIME_IS_GLOBAL and MPI_APPNUM
+  // values that MPI_Attr_get hands out by address (attr.cpp writes them
+  // before each get).
+  struct {
+    int tag_ub = 0;
+    int host = 0;
+    int wtime_is_global = 0;
+    int appnum = 0;
+  } predefined_attr;
   // Freed communicators whose operations are still in flight.
   std::vector<std::unique_ptr<comm::Communicator>> zombie_comms;
   // Freed error handlers still attached to a communicator.
@@ -119,8 +139,18 @@ struct Runtime {
   std::thread::id main_thread;
 };
 
-Phase phase();
-Runtime* rt();  // non-null only between MPI_Init and MPI_Finalize
+// The library's only global: its phase and, between MPI_Init and
+// MPI_Finalize, the Runtime (init.cpp). Read inline: every entry point
+// asks for both.
+struct Library {
+  Phase phase = Phase::kBefore;
+  Runtime* rt = nullptr;
+};
+namespace detail {
+extern Library g_library;
+}  // namespace detail
+inline Phase phase() { return detail::g_library.phase; }
+inline Runtime* rt() { return detail::g_library.rt; }  // non-null only between MPI_Init and MPI_Finalize
 
 CommState& state_of(comm::Communicator& c);
 // Creates the API state of a communicator and registers its handle.

@@ -35,7 +35,4 @@ namespace ftmpi::coll {
 // instead of waiting for this process's vote. No-op on other teams.
 void refused(const Team& t);
 
-// Barrier over every member of `c`.
-[[nodiscard]] Err barrier(p2p::Engine& eng, comm::Communicator& c);
-
 }  // namespace ftmpi::coll

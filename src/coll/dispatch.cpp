@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/log.hpp"
 #include "coll/algorithms.hpp"
 #include "coll/collectives.hpp"
 #include "coll/ft/atomic.hpp"
 #include "coll/ft/inject.hpp"
 #include "coll/select.hpp"
+#include "coll/state.hpp"
 
 namespace ftmpi::coll {
 namespace {
@@ -22,21 +24,22 @@ struct Algo {
 };
 
 // Also numbers the call (Team::begin_call): every entry point goes through here.
-// The last choice per collective is remembered: programs repeat the same call.
+// The last choice per collective is remembered (State::last_choice):
+// programs repeat the same call.
 template <class Fn, size_t N>
 Fn choose(CollOp op, const Team& t, const CallInfo& info, const Algo<Fn> (&algos)[N]) {
-  struct Last {
-    CallInfo info{-1, 0, false};
-    int index = 0;
-  };
-  static Last last[static_cast<int>(CollOp::kCount)];
   t.begin_call();
   ft::maybe_die(ft::Phase::kStart, t);  // fault injection (tests): before any message
-  Last& l = last[static_cast<int>(op)];
+  State& st = t.state();
+  State::Choice& l = st.last_choice(op);
   if (l.info.size != info.size || l.info.bytes != info.bytes || l.info.commutative != info.commutative) {
-    const std::string& forced = forced_from_env().name[static_cast<int>(op)];
-    l.index = select_algorithm(op, info, catalog(op), tuning_table(), forced);
+    const std::string& forced = st.forced().name[static_cast<int>(op)];
+    bool unknown = false;
+    l.index = select_algorithm(op, info, catalog(op), tuning_table(), forced, &unknown);
     l.info = info;
+    // Loud, so that a test forcing a misspelt algorithm cannot pass unnoticed.
+    if (unknown && st.warn_once(op))
+      FTMPI_LOG(kError, "coll", "FTMPI_COLL: %s has no algorithm '%s'", coll_name(op), forced.c_str());
   }
   return algos[l.index].fn;
 }

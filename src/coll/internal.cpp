@@ -16,7 +16,7 @@ const dtype::TypeRef& byte_type() {
 }  // namespace
 
 Err allgather_bytes(p2p::Engine& eng, comm::Communicator& c, const void* mine, size_t n, void* all) {
-  const Team team = Team::live(eng, c);  // blanks take no part (Team::live)
+  const Members team = Members::live(c);  // blanks take no part
   const int size = team.size(), me = team.me();
   uint8_t* out = static_cast<uint8_t*>(all);
   if (n) std::memcpy(out + static_cast<size_t>(c.rank()) * n, mine, n);
@@ -37,7 +37,7 @@ Err allgather_bytes(p2p::Engine& eng, comm::Communicator& c, const void* mine, s
 }
 
 Err allgather_bytes_log(p2p::Engine& eng, comm::Communicator& c, const void* mine, size_t n, void* all) {
-  const Team team = Team::live(eng, c);  // blanks take no part (Team::live)
+  const Members team = Members::live(c);  // blanks take no part
   const int size = team.size(), me = team.me();
   uint8_t* out = static_cast<uint8_t*>(all);
   // Blocks in rotated order: tmp block i is live member (me + i) % size's.
@@ -63,7 +63,7 @@ Err allgather_bytes_log(p2p::Engine& eng, comm::Communicator& c, const void* min
 }
 
 Err bcast_bytes(p2p::Engine& eng, comm::Communicator& c, void* buf, size_t n, int root) {
-  const Team team = Team::live(eng, c);  // blanks take no part (Team::live)
+  const Members team = Members::live(c);  // blanks take no part
   const int size = team.size(), vroot = team.index_of(root);
   if (vroot < 0) return Err::kRoot;  // a blank has nothing to send: the caller must pick a live root
   const int vrank = (team.me() - vroot + size) % size;  // root becomes 0

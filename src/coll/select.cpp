@@ -30,17 +30,11 @@ int find_usable(std::span<const AlgoDesc> catalog, std::string_view name, const 
 }  // namespace
 
 int select_algorithm(CollOp op, const CallInfo& info, std::span<const AlgoDesc> catalog, std::span<const Rule> table,
-                     std::string_view forced) {
+                     std::string_view forced, bool* unknown_forced) {
   if (!forced.empty()) {
     int i = find_usable(catalog, forced, info);
     if (i >= 0) return i;
-    static bool warned[static_cast<int>(CollOp::kCount)] = {};
-    if (i == kUnknown && !warned[static_cast<int>(op)]) {
-      // Loud, so that a test forcing a misspelt algorithm cannot pass unnoticed.
-      warned[static_cast<int>(op)] = true;
-      FTMPI_LOG(kError, "coll", "FTMPI_COLL: %s has no algorithm '%.*s'", coll_name(op),
-                static_cast<int>(forced.size()), forced.data());
-    }
+    if (i == kUnknown && unknown_forced) *unknown_forced = true;
   }
   for (const Rule& r : table) {
     if (r.op != op || info.size > r.max_size || info.bytes > r.max_bytes) continue;
@@ -76,18 +70,15 @@ bool parse_forced(std::string_view text, Forced* out, std::string* error) {
   return true;
 }
 
-const Forced& forced_from_env() {
-  static const Forced f = [] {
-    Forced r;
-    const char* env = std::getenv("FTMPI_COLL");
-    std::string err;
-    if (env && !parse_forced(env, &r, &err)) {
-      FTMPI_LOG(kWarn, "coll", "ignoring FTMPI_COLL: %s", err.c_str());
-      r = Forced{};
-    }
-    return r;
-  }();
-  return f;
+Forced forced_from_env() {
+  Forced r;
+  const char* env = std::getenv("FTMPI_COLL");
+  std::string err;
+  if (env && !parse_forced(env, &r, &err)) {
+    FTMPI_LOG(kWarn, "coll", "ignoring FTMPI_COLL: %s", err.c_str());
+    r = Forced{};
+  }
+  return r;
 }
 
 }  // namespace ftmpi::coll

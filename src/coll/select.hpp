@@ -73,16 +73,17 @@ std::span<const AlgoDesc> catalog(CollOp op);
 bool usable(const AlgoDesc& a, const CallInfo& info);
 
 // Index into `catalog` of the algorithm to run: the forced one if given and
-// usable, else the table's choice, else the first usable entry.
+// usable, else the table's choice, else the first usable entry. A forced
+// name the catalog does not know sets *unknown_forced (when given).
 int select_algorithm(CollOp op, const CallInfo& info, std::span<const AlgoDesc> catalog, std::span<const Rule> table,
-                     std::string_view forced);
+                     std::string_view forced, bool* unknown_forced = nullptr);
 
 // Parses FTMPI_COLL-style text into the forced algorithm per collective.
 struct Forced {
   std::string name[static_cast<int>(CollOp::kCount)];
 };
 bool parse_forced(std::string_view text, Forced* out, std::string* error);
-// The process's FTMPI_COLL setting, read once.
-const Forced& forced_from_env();
+// The FTMPI_COLL setting (read by coll::State when it is made).
+Forced forced_from_env();
 
 }  // namespace ftmpi::coll

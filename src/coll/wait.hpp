@@ -20,19 +20,19 @@ struct WaitBudget {
   uint64_t spin_ns;
   uint64_t yield_ns;
 };
-// Read once per process.
-const WaitBudget& wait_budget(const p2p::Engine& eng);
+// From FTMPI_COLL_SPIN_US / FTMPI_COLL_YIELD_US and whether local ranks
+// outnumber cores; coll::State keeps the result (State::wait_budget).
+WaitBudget make_wait_budget(const p2p::Engine& eng);
 
 // Returns when done() holds.
 template <class Done>
-void wait_for(p2p::Engine& eng, Done&& done) {
+void wait_for(p2p::Engine& eng, const WaitBudget& budget, Done&& done) {
   // Spinning pays only while the partner runs on another core. The
   // scheduler often keeps two ranks that alternate on the same core (even
   // with a core per rank): then every microsecond of spin is a microsecond
   // of delay, so the spin phase is short (measured, 2 ranks sharing a core:
   // spin 50 us -> 56 us per barrier, spin 0 -> 4 us).
   if (done()) return;
-  const WaitBudget& budget = wait_budget(eng);
   // Most waits of a small collective end within a few polls: the clock (4%
   // of an 8-byte MPI_Bcast at np 2) is first read after 16 of them.
   uint64_t start = 0;

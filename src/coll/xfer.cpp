@@ -7,6 +7,7 @@
 #include "base/log.hpp"
 #include "base/params.hpp"
 #include "coll/ft/inject.hpp"
+#include "coll/state.hpp"
 #include "coll/wait.hpp"
 
 namespace ftmpi::coll {
@@ -17,77 +18,30 @@ const dtype::TypeRef& byte_type() {
   return t;
 }
 
-// Temporary buffers of abandoned runs, kept until the engine has released
-// every request that may still read or write them. Per process, like the
-// engine; swept whenever a new run starts.
-struct Orphans {
-  std::vector<uint64_t> request_ids;
-  std::vector<Xfer::Block> buffers;
-};
-std::vector<Orphans>& graveyard() {
-  static std::vector<Orphans> g;
-  return g;
-}
-
-// Ids of requests abandoned while a TempArea is open: the area's memory
-// may be what they still write into.
-struct AbandonLog {
-  std::vector<uint64_t> ids;
-  int open_areas = 0;
-};
-AbandonLog& abandon_log() {
-  static AbandonLog l;
-  return l;
-}
-
 bool request_live(p2p::Engine& eng, uint64_t id) {
   p2p::Request* r = eng.request_at(static_cast<uint32_t>(id & 0xffffffffu));
   return r && r->id == id;
 }
 
-void sweep(p2p::Engine& eng) {
-  auto& g = graveyard();
-  std::erase_if(g, [&](const Orphans& o) {
+void sweep(p2p::Engine& eng, XferState& m) {
+  std::erase_if(m.graveyard, [&](const XferState::Orphans& o) {
     return std::none_of(o.request_ids.begin(), o.request_ids.end(), [&](uint64_t id) { return request_live(eng, id); });
   });
 }
 
-// Request lists of the runs in progress (runs nest: an algorithm may run
-// others), kept with their capacity so a run allocates nothing for them.
-struct ListCache {
-  std::vector<std::unique_ptr<std::vector<Xfer::Posted>>> lists;
-  size_t in_use = 0;
-};
-ListCache& list_cache() {
-  static ListCache c;
-  return c;
-}
-std::vector<Xfer::Posted>& borrow_list() {
-  ListCache& c = list_cache();
-  if (c.in_use == c.lists.size()) c.lists.push_back(std::make_unique<std::vector<Xfer::Posted>>());
-  return *c.lists[c.in_use++];
+std::vector<Xfer::Posted>& borrow_list(XferState& m) {
+  if (m.lists_in_use == m.lists.size()) m.lists.push_back(std::make_unique<std::vector<Xfer::Posted>>());
+  return *m.lists[m.lists_in_use++];
 }
 
-// Free scratch blocks, oldest first; at most kPoolBytes in all.
-constexpr size_t kPoolBytes = size_t{64} << 20;
-struct Pool {
-  std::vector<Xfer::Block> free;
-  size_t bytes = 0;
-};
-Pool& pool() {
-  static Pool p;
-  return p;
-}
-
-Xfer::Block take_block(size_t n) {
-  Pool& p = pool();
-  size_t best = p.free.size();
-  for (size_t i = 0; i < p.free.size(); ++i)
-    if (p.free[i].size >= n && (best == p.free.size() || p.free[i].size < p.free[best].size)) best = i;
-  if (best < p.free.size()) {
-    Xfer::Block b = std::move(p.free[best]);
-    p.free.erase(p.free.begin() + static_cast<std::ptrdiff_t>(best));
-    p.bytes -= b.size;
+Xfer::Block take_block(XferState& m, size_t n) {
+  size_t best = m.pool.size();
+  for (size_t i = 0; i < m.pool.size(); ++i)
+    if (m.pool[i].size >= n && (best == m.pool.size() || m.pool[i].size < m.pool[best].size)) best = i;
+  if (best < m.pool.size()) {
+    Xfer::Block b = std::move(m.pool[best]);
+    m.pool.erase(m.pool.begin() + static_cast<std::ptrdiff_t>(best));
+    m.pool_bytes -= b.size;
     return b;
   }
   // Powers of two (from 4 KiB) so that blocks fit later requests of similar size.
@@ -96,44 +50,41 @@ Xfer::Block take_block(size_t n) {
   return {size, std::make_unique_for_overwrite<uint8_t[]>(size)};
 }
 
-void give_back(std::vector<Xfer::Block>& blocks) {
-  Pool& p = pool();
+void give_back(XferState& m, std::vector<Xfer::Block>& blocks) {
   for (Xfer::Block& b : blocks) {
-    if (b.size > kPoolBytes) continue;
-    p.bytes += b.size;
-    p.free.push_back(std::move(b));
+    if (b.size > XferState::kPoolBytes) continue;
+    m.pool_bytes += b.size;
+    m.pool.push_back(std::move(b));
   }
   blocks.clear();
-  while (p.bytes > kPoolBytes) {
-    p.bytes -= p.free.front().size;
-    p.free.erase(p.free.begin());
+  while (m.pool_bytes > XferState::kPoolBytes) {
+    m.pool_bytes -= m.pool.front().size;
+    m.pool.erase(m.pool.begin());
   }
 }
 
 }  // namespace
 
-const WaitBudget& wait_budget(const p2p::Engine& eng) {
-  static const WaitBudget budget = [&] {
-    const bool crowded = eng.local_ranks() > sysconf(_SC_NPROCESSORS_ONLN);
-    return WaitBudget{static_cast<uint64_t>(params::get_int("FTMPI_COLL_SPIN_US", crowded ? 0 : 1)) * 1000u,
-                      static_cast<uint64_t>(params::get_int("FTMPI_COLL_YIELD_US", 300)) * 1000u};
-  }();
-  return budget;
+WaitBudget make_wait_budget(const p2p::Engine& eng) {
+  const bool crowded = eng.local_ranks() > sysconf(_SC_NPROCESSORS_ONLN);
+  return WaitBudget{static_cast<uint64_t>(params::get_int("FTMPI_COLL_SPIN_US", crowded ? 0 : 1)) * 1000u,
+                    static_cast<uint64_t>(params::get_int("FTMPI_COLL_YIELD_US", 300)) * 1000u};
 }
 
 Xfer::Xfer(const Team& team, AlgoId algo)
     : team_(team),
       eng_(team.engine()),
+      mem_(team.state().xfer()),
       ctx_(team.comm().coll_ctx()),
       algo_(algo),
-      posted_(borrow_list()) {
-  if (!graveyard().empty()) sweep(eng_);
+      posted_(borrow_list(mem_)) {
+  if (!mem_.graveyard.empty()) sweep(eng_, mem_);
 }
 
 Xfer::~Xfer() {
   if (!posted_.empty()) abandon();
-  give_back(scratch_);
-  --list_cache().in_use;  // runs end in the reverse order of their start
+  give_back(mem_, scratch_);
+  --mem_.lists_in_use;  // runs end in the reverse order of their start
 }
 
 void Xfer::send(int peer, const void* buf, size_t count, const dtype::TypeRef& type, int step) {
@@ -183,7 +134,7 @@ Err Xfer::wait() {
     }
     return all;
   };
-  wait_for(eng_, done);
+  wait_for(eng_, team_.state().wait_budget(), done);
   if (!ok(hard)) {
     FTMPI_LOG(kDebug, "coll", "call %u stops: %s (interrupted %d, member dead %d)", team_.call_seq(), err_name(hard),
               eng_.interrupted(), team_.member_dead());
@@ -199,8 +150,7 @@ Err Xfer::wait() {
 }
 
 void Xfer::abandon() {
-  Orphans o;
-  AbandonLog& log = abandon_log();
+  XferState::Orphans o;
   for (const Posted& p : posted_) {
     p2p::Request* r = p.req;
     FTMPI_LOG(kDebug, "coll", "abandoning %s rank %d tag %#x: %s, protocol state %d",
@@ -218,40 +168,41 @@ void Xfer::abandon() {
     eng_.abandon(r);  // releases it now or when it completes
     if (!done && request_live(eng_, id)) {
       o.request_ids.push_back(id);
-      if (log.open_areas > 0) log.ids.push_back(id);
+      if (mem_.open_areas > 0) mem_.abandoned_ids.push_back(id);
     }
   }
   posted_.clear();
   if (!o.request_ids.empty() && !scratch_.empty()) {
     o.buffers = std::move(scratch_);
     scratch_.clear();
-    graveyard().push_back(std::move(o));
+    mem_.graveyard.push_back(std::move(o));
   }
 }
 
-TempArea::TempArea(p2p::Engine& eng) : eng_(eng), mark_(abandon_log().ids.size()) { ++abandon_log().open_areas; }
+TempArea::TempArea(State& st) : eng_(st.engine()), mem_(st.xfer()), mark_(mem_.abandoned_ids.size()) {
+  ++mem_.open_areas;
+}
 
 TempArea::~TempArea() {
-  AbandonLog& log = abandon_log();
-  Orphans o;
-  for (size_t i = mark_; i < log.ids.size(); ++i)
-    if (request_live(eng_, log.ids[i])) o.request_ids.push_back(log.ids[i]);
-  if (--log.open_areas == 0) log.ids.clear();
+  XferState::Orphans o;
+  for (size_t i = mark_; i < mem_.abandoned_ids.size(); ++i)
+    if (request_live(eng_, mem_.abandoned_ids[i])) o.request_ids.push_back(mem_.abandoned_ids[i]);
+  if (--mem_.open_areas == 0) mem_.abandoned_ids.clear();
   if (o.request_ids.empty()) {
-    give_back(blocks_);
+    give_back(mem_, blocks_);
   } else {
     o.buffers = std::move(blocks_);
-    graveyard().push_back(std::move(o));
+    mem_.graveyard.push_back(std::move(o));
   }
 }
 
 uint8_t* TempArea::bytes(size_t n) {
-  blocks_.push_back(take_block(n));
+  blocks_.push_back(take_block(mem_, n));
   return blocks_.back().mem.get();
 }
 
 uint8_t* Xfer::scratch(size_t bytes) {
-  scratch_.push_back(take_block(bytes));
+  scratch_.push_back(take_block(mem_, bytes));
   return scratch_.back().mem.get();
 }
 

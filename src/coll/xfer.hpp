@@ -35,6 +35,8 @@
 
 namespace ftmpi::coll {
 
+struct XferState;
+
 // A hard error: the run stopped (anything but kOk and kTruncate).
 inline bool is_hard(Err e) { return !ok(e) && e != Err::kTruncate; }
 
@@ -65,9 +67,9 @@ class Xfer {
   [[nodiscard]] Err result() const { return soft_; }
 
   // Uninitialised temporary memory that lives as long as this run. Blocks
-  // come from a per-process pool and go back to it, so repeated collectives
-  // reuse memory that is already mapped (a fresh megabyte costs hundreds of
-  // page faults).
+  // come from a per-process pool (XferState) and go back to it, so repeated
+  // collectives reuse memory that is already mapped (a fresh megabyte costs
+  // hundreds of page faults).
   uint8_t* scratch(size_t bytes);
 
   struct Block {
@@ -86,13 +88,38 @@ class Xfer {
 
   const Team& team_;
   p2p::Engine& eng_;
+  XferState& mem_;
   uint64_t ctx_;
   AlgoId algo_;
-  std::vector<Posted>& posted_;  // borrowed from a per-process cache: no allocation per run
+  std::vector<Posted>& posted_;  // borrowed from XferState::lists: no allocation per run
   std::vector<Block> scratch_;
   Err soft_ = Err::kOk;
   bool waited_ = false;
   bool through_rings_ = false;
+};
+
+// What Xfer and TempArea keep per process (part of coll::State).
+struct XferState {
+  // Temporary buffers of abandoned runs, kept until the engine has released
+  // every request that may still read or write them; swept whenever a new
+  // run starts.
+  struct Orphans {
+    std::vector<uint64_t> request_ids;
+    std::vector<Xfer::Block> buffers;
+  };
+  std::vector<Orphans> graveyard;
+  // Ids of requests abandoned while a TempArea is open: the area's memory
+  // may be what they still write into.
+  std::vector<uint64_t> abandoned_ids;
+  int open_areas = 0;
+  // Request lists of the runs in progress (runs nest: an algorithm may run
+  // others), kept with their capacity so a run allocates nothing for them.
+  std::vector<std::unique_ptr<std::vector<Xfer::Posted>>> lists;
+  size_t lists_in_use = 0;
+  // Free scratch blocks, oldest first; at most kPoolBytes in all.
+  static constexpr size_t kPoolBytes = size_t{64} << 20;
+  std::vector<Xfer::Block> pool;
+  size_t pool_bytes = 0;
 };
 
 // Temporary memory of an atomic collective (src/coll/ft/atomic.cpp): the
@@ -101,7 +128,7 @@ class Xfer {
 // then waits in the graveyard until the engine has released them all.
 class TempArea {
  public:
-  explicit TempArea(p2p::Engine& eng);
+  explicit TempArea(State& st);
   ~TempArea();
   TempArea(const TempArea&) = delete;
   TempArea& operator=(const TempArea&) = delete;
@@ -109,6 +136,7 @@ class TempArea {
 
  private:
   p2p::Engine& eng_;
+  XferState& mem_;
   size_t mark_;  // abandoned requests logged before this area opened
   std::vector<Xfer::Block> blocks_;
 };

@@ -28,11 +28,13 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "base/log.hpp"
 #include "coll/ft/inject.hpp"
+#include "coll/state.hpp"
 #include "coll/wait.hpp"
 
 namespace ftmpi::coll::ft {
@@ -119,15 +121,15 @@ class Agreement final : public p2p::ControlHandler {
   std::map<std::pair<uint64_t, uint32_t>, std::deque<Logged>> log_;
 };
 
-Agreement& agreement(p2p::Engine& eng) {
-  static Agreement a;
-  static bool registered = false;
-  if (!registered) {
-    registered = true;
-    a.attach(eng);
-    eng.set_control_handler(kHandlerId, &a);
+Agreement& agreement(State& st) {
+  std::unique_ptr<p2p::ControlHandler>& slot = st.agreement_slot();
+  if (!slot) {
+    auto a = std::make_unique<Agreement>();
+    a->attach(st.engine());
+    st.engine().set_control_handler(kHandlerId, a.get());
+    slot = std::move(a);
   }
-  return a;
+  return static_cast<Agreement&>(*slot);
 }
 
 const Logged* Agreement::logged(const Key& k) const {
@@ -306,7 +308,8 @@ Err Agreement::run(const Team& t, Err local) {
   // survivor; in MANUAL and IGNORE its next collective would run where the
   // others refuse it. The handler keeps answering meanwhile.
   auto finish = [&](uint8_t d) {
-    if (d == kAbortFailed) wait_for(eng, [&] { return eng.interrupted() || t.member_dead(); });
+    if (d == kAbortFailed)
+      wait_for(eng, t.state().wait_budget(), [&] { return eng.interrupted() || t.member_dead(); });
     return d == kCommit ? Err::kOk : Err::kOther;
   };
 
@@ -397,7 +400,7 @@ Err Agreement::run(const Team& t, Err local) {
     decided = d;
     return true;
   };
-  wait_for(eng, decide);
+  wait_for(eng, t.state().wait_budget(), decide);
   if (coord != me) maybe_die(Phase::kCommit, t);
   FTMPI_LOG(kDebug, "coll", "agreement ctx %#llx seq %u: %s (coordinator %d)", static_cast<unsigned long long>(k.ctx),
             k.seq, decided == kCommit ? "commit" : decided == kAbort ? "abort" : "abort (failure)", coord);
@@ -407,8 +410,8 @@ Err Agreement::run(const Team& t, Err local) {
 
 }  // namespace
 
-Err agree(const Team& t, Err local) { return agreement(t.engine()).run(t, local); }
+Err agree(const Team& t, Err local) { return agreement(t.state()).run(t, local); }
 
-void attach(p2p::Engine& eng) { (void)agreement(eng); }
+void attach(State& st) { (void)agreement(st); }
 
 }  // namespace ftmpi::coll::ft

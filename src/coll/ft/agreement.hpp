@@ -19,9 +19,9 @@ namespace ftmpi::coll::ft {
 // the recovery runs inside this call on every survivor.
 [[nodiscard]] Err agree(const Team& t, Err local);
 
-// Registers the agreement's control handler with the engine now rather than
-// at the first atomic collective, so that it answers peers from MPI_Init on
-// (FTMPI_COLL_MODE_ATOMIC).
-void attach(p2p::Engine& eng);
+// Makes the agreement (kept in `st`) and registers its control handler with
+// the engine now rather than at the first atomic collective, so that it
+// answers peers from MPI_Init on (FTMPI_COLL_MODE_ATOMIC).
+void attach(State& st);
 
 }  // namespace ftmpi::coll::ft

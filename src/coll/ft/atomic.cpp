@@ -24,7 +24,7 @@ namespace {
 
 class AtomicRun {
  public:
-  explicit AtomicRun(const Team& t) : t_(t), area_(t.engine()) {}
+  explicit AtomicRun(const Team& t) : t_(t), area_(t.state()) {}
 
   // The origin the algorithm uses instead of `user` for a region of
   // `s.bytes` bytes starting at user + s.lo.
@@ -97,8 +97,6 @@ Err barrier(const Team& t) {
   AtomicRun ar(t);
   return ar.finish(plain::barrier(t));
 }
-
-Err barrier(p2p::Engine& eng, comm::Communicator& c) { return plain::barrier(Team(eng, c)); }
 
 Err bcast(const Team& t, const BcastArgs& a) {
   if (!t.atomic()) return plain::bcast(t, a);

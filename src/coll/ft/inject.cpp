@@ -10,16 +10,10 @@
 #include <vector>
 
 #include "base/log.hpp"
+#include "coll/state.hpp"
 
 namespace ftmpi::coll::ft {
 namespace {
-
-struct Point {
-  Phase phase;
-  int rank;
-  uint32_t call;
-  uint32_t epoch;
-};
 
 bool parse_phase(const char* s, size_t n, Phase* out) {
   static const struct {
@@ -38,14 +32,14 @@ bool parse_phase(const char* s, size_t n, Phase* out) {
   return false;
 }
 
-std::vector<Point> parse(const char* spec) {
-  std::vector<Point> pts;
+std::vector<InjectPoint> parse(const char* spec) {
+  std::vector<InjectPoint> pts;
   const char* s = spec;
   while (*s) {
     const char* end = std::strchr(s, ',');
     if (!end) end = s + std::strlen(s);
     const char* colon = static_cast<const char*>(std::memchr(s, ':', static_cast<size_t>(end - s)));
-    Point p{};
+    InjectPoint p{};
     int rank = -1;
     unsigned call = 0, epoch = 0;
     const std::string fields(colon ? colon + 1 : s, static_cast<size_t>(end - (colon ? colon + 1 : s)));
@@ -63,20 +57,17 @@ std::vector<Point> parse(const char* spec) {
   return pts;
 }
 
-const std::vector<Point>& points() {
-  static const std::vector<Point> pts = [] {
-    const char* spec = std::getenv("FTMPI_INJECT_AGREE");
-    return spec && *spec ? parse(spec) : std::vector<Point>{};
-  }();
-  return pts;
-}
-
 }  // namespace
 
+std::vector<InjectPoint> inject_points_from_env() {
+  const char* spec = std::getenv("FTMPI_INJECT_AGREE");
+  return spec && *spec ? parse(spec) : std::vector<InjectPoint>{};
+}
+
 void maybe_die(Phase p, const Team& t) {
-  const std::vector<Point>& pts = points();
+  const std::vector<InjectPoint>& pts = t.state().inject_points();
   if (pts.empty()) return;
-  for (const Point& pt : pts) {
+  for (const InjectPoint& pt : pts) {
     // The epoch is part of the point: call numbers restart at 0 in every
     // epoch, so without it a point would fire again after each recovery (a
     // REBUILD victim's new incarnation, or in SHRINK the process that took

@@ -16,11 +16,23 @@
 //   commit  coordinator: having sent the decision to half of the members;
 //           any other member: having received the decision, before copy-out
 #pragma once
+#include <cstdint>
+#include <vector>
+
 #include "coll/team.hpp"
 
 namespace ftmpi::coll::ft {
 
 enum class Phase { kStart, kData, kVote, kCoord, kCommit };
+
+struct InjectPoint {
+  Phase phase;
+  int rank;
+  uint32_t call;
+  uint32_t epoch;
+};
+// The points of FTMPI_INJECT_AGREE (read by coll::State when it is made).
+std::vector<InjectPoint> inject_points_from_env();
 
 // Dies here if FTMPI_INJECT_AGREE names this phase, rank and call.
 void maybe_die(Phase p, const Team& t);
