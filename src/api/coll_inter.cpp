@@ -48,8 +48,8 @@ class InterRun {
  public:
   explicit InterRun(comm::Communicator& c)
       : watch_(rt()->engine, c),
-        local_(rt()->engine, local_comm(c), live_ranks(c.group()), &watch_),
-        bridge_(rt()->engine, c, &watch_),
+        local_(rt()->coll, local_comm(c), live_ranks(c.group()), &watch_),
+        bridge_(rt()->coll, c, &watch_),
         groups_{local_, bridge_, c.remote_size(), first_live(c.peer_group())} {}
   InterRun(const InterRun&) = delete;
   InterRun& operator=(const InterRun&) = delete;

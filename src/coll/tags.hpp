@@ -65,7 +65,7 @@ inline constexpr int kSeqBits = 12;
 static_assert(kStepBits + kAlgoBits + kSeqBits == 31, "tags must stay non-negative ints");
 
 static_assert(static_cast<int>(AlgoId::kBarrierDissemination) > 0 &&
-                  static_cast<int>(AlgoId::kNonblocking) < (1 << kAlgoBits),
+                  static_cast<int>(AlgoId::kInterLinear) < (1 << kAlgoBits),  // the first and the last id
               "algorithm ids must fit their field and never be 0");
 
 inline int make_tag(uint32_t seq, AlgoId algo, int step) {
