@@ -123,7 +123,10 @@ void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, b
   }
   out_.to_all_daemons(proto::make_frame(proto::EventDown{proto::EventDown::kProcFailed, f}));
   forget_round_state(who.slot);
-  if (state_.count_alive() == 0) {
+  // Transparent mode needs no survivor: a restarted process re-creates its
+  // messages by re-executing and fetches its determinants from the event
+  // logger, so even the death of every process (np 1) is survived.
+  if (state_.count_alive() == 0 && !state_.transparent()) {
     bool any_finished = false;
     for (int32_t s = 0; s < state_.world_size(); ++s)
       any_finished |= state_.proc(s).state == ProcState::kFinished;

@@ -92,6 +92,19 @@ TEST_F(LeaderTransparent, RespawnLimitCountsFailuresWithoutCatchingUp) {
   EXPECT_EQ(launcher_of<ReplayNote>().size(), 1u);
 }
 
+TEST_F(LeaderTransparent, EveryProcessDyingRestartsThemAll) {
+  // No survivor is needed (np 1 included): each restarted process re-creates
+  // its messages and fetches its determinants from the event logger.
+  start_transparent();
+  exchange();
+  for (int32_t s = 0; s < 4; ++s) fail(s < 2 ? 0 : 1, s);
+  EXPECT_TRUE(launcher_of<JobFailedReport>().empty());
+  EXPECT_TRUE(all_of<EndJob>().empty());
+  auto resp = all_of<Respawn>();
+  ASSERT_EQ(resp.size(), 4u);
+  for (int32_t s = 0; s < 4; ++s) EXPECT_EQ(resp[static_cast<size_t>(s)].who, (ProcId{s, 1}));
+}
+
 TEST_F(LeaderTransparent, AProcessThatExitsByItselfEndsTheJob) {
   start_transparent();
   exchange();
