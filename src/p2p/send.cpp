@@ -173,7 +173,11 @@ void Engine::send_ctl(int32_t slot, const CtlHdr& c) {
   Peer& p = peer(slot);
   if (!p.alive) return;
   if (p.via == Via::kSelf) {
-    on_frame(slot, reinterpret_cast<const uint8_t*>(&c), sizeof c, nullptr, 0);
+    // Stamped as try_send_ctl stamps it: the frame guard drops replies meant
+    // for another incarnation, and a restarted process is not incarnation 0.
+    CtlHdr own = c;
+    own.dst_inc = p.inc;
+    on_frame(slot, reinterpret_cast<const uint8_t*>(&own), sizeof own, nullptr, 0);
     return;
   }
   if (p.pending.empty() && try_send_ctl(p, slot, c)) return;
