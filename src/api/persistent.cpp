@@ -140,8 +140,10 @@ int PMPI_Cancel(MPI_Request* request) {
   if (is_inactive(r)) return call.fail(r->comm, Err::kRequest, "persistent request is not active");
   if (r->kind == p2p::ReqKind::kColl)
     return call.fail(r->comm, Err::kRequest, "a nonblocking collective cannot be cancelled");
-  // The outcome shows in the status: cancelled, or completed normally.
-  rt()->engine.cancel(r);
+  // The outcome shows in the status: cancelled, or completed normally
+  // (transparent mode: logged, and forced in a replay).
+  if (rt()->logging) rt()->logging->cancel(r);
+  else rt()->engine.cancel(r);
   return MPI_SUCCESS;
 }
 FTMPI_WEAK_ALIAS(MPI_Cancel, PMPI_Cancel)
@@ -149,10 +151,9 @@ FTMPI_WEAK_ALIAS(MPI_Cancel, PMPI_Cancel)
 int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   Call call("MPI_Test_cancelled");
   if (!status || status == MPI_STATUS_IGNORE || !flag) return call.fail(nullptr, Err::kArg, "null argument");
+  // Whether a cancel won the race is non-deterministic: the logging module
+  // logs it when the request completes and forces it in a replay.
   *flag = status->ftmpi_cancelled != 0;
-  // Whether a cancel won the race is non-deterministic: logged, and checked
-  // in a replay (a replay cannot undo a match, so it cannot force it).
-  if (rt()->logging) rt()->logging->cancel_outcome(*flag != 0);
   return MPI_SUCCESS;
 }
 FTMPI_WEAK_ALIAS(MPI_Test_cancelled, PMPI_Test_cancelled)

@@ -56,8 +56,13 @@ void Engine::cancel(Request* w) {
 void Engine::mark_withdrawn(Request* r) {
   // A send withdrawn because a failure interrupted its blocking call did not
   // deliver and reports the failure; one the user cancelled is "cancelled".
-  if (r->ft_interrupted) r->st_err = Err::kOther;
-  else r->cancelled = true;
+  if (r->ft_interrupted) {
+    r->st_err = Err::kOther;
+    return;
+  }
+  r->cancelled = true;
+  if (module_ && r->kind == ReqKind::kSend && r->seq != 0 && r->peer_slot != self_.slot)
+    module_->on_withdrawn(r->peer_slot, r->seq);
 }
 
 bool Engine::unqueue(Request* m) {
@@ -71,23 +76,28 @@ bool Engine::unqueue(Request* m) {
   return false;
 }
 
-bool Engine::withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t msg_id) {
+uint64_t Engine::withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t msg_id) {
   MatchTable::Queues& q = match_.queues(ctx);
   for (Unexpected* u = q.unexp_head; u; u = u->next) {
     if (u->hdr.src_slot == src_slot && u->hdr.sreq == msg_id) {
+      const uint64_t seq = u->hdr.seq;
       match_.remove_unexpected(q, u);
       delete u;
-      return true;
+      return seq != 0 ? seq : 1;
     }
   }
-  return false;
+  return 0;
 }
 
 void Engine::on_cancel(int32_t from_slot, const CtlHdr& c) {
   if (from_slot < 0 || static_cast<size_t>(from_slot) >= peers_.size()) return;
   CtlHdr reply{};
   reply.type = MsgType::kCancelReply;
-  reply.flags = withdraw_unexpected(c.offset, from_slot, c.sreq) ? 1 : 0;
+  const uint64_t seq = withdraw_unexpected(c.offset, from_slot, c.sreq);
+  bool withdrawn = seq != 0;
+  if (module_ && withdrawn) withdrawn_seqs_.emplace(from_slot, seq);
+  if (module_ && !withdrawn) withdrawn = withdrawn_dups_.erase({from_slot, c.sreq}) > 0;
+  reply.flags = withdrawn ? 1 : 0;
   reply.sreq = c.sreq;
   reply.rreq = c.rreq;
   send_ctl(from_slot, reply);

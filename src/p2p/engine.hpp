@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <set>
 #include <vector>
 
 #include "base/clock.hpp"
@@ -358,7 +359,8 @@ class Engine final : public transport::Sink, public rte::EventSink {
   // cancel protocol (cancel.cpp)
   void mark_withdrawn(Request* r);
   bool unqueue(Request* m);
-  bool withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t msg_id);
+  // Removes the unexpected message; its channel sequence number, 0: not there.
+  uint64_t withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t msg_id);
   void on_cancel(int32_t from_slot, const CtlHdr& c);
   void on_cancel_reply(const CtlHdr& c);
   void end_cancel_wait(Request* w, bool withdrawn);
@@ -424,6 +426,12 @@ class Engine final : public transport::Sink, public rte::EventSink {
     std::vector<uint8_t> payload;
   };
   std::vector<Held> held_;      // frames from a later incarnation or epoch than installed
+  // Module on (transparent mode): messages a sender's CANCEL withdrew, by
+  // (sender slot, sequence number), and the duplicates of those a restarted
+  // sender sent again, by (sender slot, its request id): its replayed CANCEL
+  // gets the answer the dead incarnation got.
+  std::set<std::pair<int32_t, uint64_t>> withdrawn_seqs_;
+  std::set<std::pair<int32_t, uint64_t>> withdrawn_dups_;
   bool interrupted_ = false;
   bool lonely_wildcards_fail_ = false;
   bool epoch_discard_ = false;  // RESET after a recovery: frames of earlier epochs are dropped

@@ -68,7 +68,9 @@ bool Engine::screen_arrival(const MatchHdr& h, const RtsInfo& info, const uint8_
   if (h.type == MsgType::kRts && peer(h.src_slot).awaiting_resend > 0 && resume_from(h, info, iovs)) return true;
   if (module_->on_arrival(envelope_of(h)) == ArrivalVerdict::kAccept) return false;
   // A duplicate: this process has the message already. A re-executed sender
-  // that waits for the match gets the answer it would have had.
+  // that waits for the match gets the answer it would have had, and so does
+  // its cancel of a message a cancel withdrew here before.
+  if (withdrawn_seqs_.count({h.src_slot, h.seq})) withdrawn_dups_.emplace(h.src_slot, h.sreq);
   CtlHdr c{};
   c.sreq = h.sreq;
   if (h.type == MsgType::kRts) c.type = MsgType::kFin;

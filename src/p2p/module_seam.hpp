@@ -20,6 +20,7 @@
 //                  (replay: the logged outcome)
 //   on_failure     the runtime says a process died: FT-MPI rule, or hide it
 //   on_peer_back   a hidden failure's slot runs again as a new incarnation
+//   on_withdrawn   a cancelled send was withdrawn (never delivered)
 //
 // Everything runs inside MPI calls on the one thread; calls made from inside
 // a transport poll (on_arrival, on_matched) may send or inject but must not
@@ -118,6 +119,14 @@ class ModuleSeam {
   // logged messages the new incarnation must get again (Engine::inject).
   // Frames reach the new incarnation once this returns.
   virtual void on_peer_back(ProcId who) = 0;
+
+  // The user's cancel withdrew message `seq` to `dst_slot`: its receiver
+  // never delivers it, so it must not be sent again (e.g. to a restarted
+  // receiver). May come twice for one message.
+  virtual void on_withdrawn(int32_t dst_slot, uint64_t seq) {
+    (void)dst_slot;
+    (void)seq;
+  }
 
   // The runtime's event logger acknowledged determinant batches up to
   // `batch` (rte::EventSink::on_determinants_acked, forwarded).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "base/log.hpp"
 #include "modules/logging/frames.hpp"
 
 namespace ftmpi::logging {
@@ -16,7 +17,8 @@ Logger::Logger(Wire& wire, int32_t self_slot, int32_t world_size, uint64_t log_l
       self_(self_slot),
       log_(log_limit),
       resent_upto_(static_cast<size_t>(world_size), -1),
-      done_(static_cast<size_t>(world_size), false) {}
+      done_(static_cast<size_t>(world_size), false),
+      withdrawn_(static_cast<size_t>(world_size)) {}
 
 void Logger::diverged(const std::string& what) {
   wire_.fatal("rank " + std::to_string(self_) + ": replay diverged (" + what + "): " + kNotDeterministic);
@@ -31,6 +33,7 @@ void Logger::start_replay(const std::vector<uint8_t>& bytes) {
   std::vector<Determinant> dets;
   if (!ok(decode_batches(bytes.data(), bytes.size(), dets)))
     wire_.fatal("rank " + std::to_string(self_) + ": the determinants fetched from the event logger are corrupt");
+  for (const Determinant& d : dets) FTMPI_LOG(kDebug, "logging", "to replay: %s", describe(d).c_str());
   outcomes_.load(std::move(dets));
   replay_ = true;
   for (size_t s = 0; s < resent_upto_.size(); ++s) {
@@ -132,12 +135,17 @@ void Logger::peer_back(int32_t slot) {
   if (slot < 0 || static_cast<size_t>(slot) >= resent_upto_.size() || slot == self_) return;
   // Part 1 has no checkpoints: the new incarnation starts from the
   // program's start and needs everything we ever sent it.
+  const auto& gone = withdrawn_[static_cast<size_t>(slot)];
   log_.for_each_from(slot, 1, [&](const LogEntry& e) {
-    if (wire_.inject(slot, e)) ++stats_.resent;
+    if (!gone.count(e.seq) && wire_.inject(slot, e)) ++stats_.resent;
   });
   wire_.send_frame(slot, encode(Resent{log_.next_seq(slot) - 1}));
   // Already in MPI_Finalize: the new incarnation must hear it too.
   if (done_[static_cast<size_t>(self_)]) wire_.send_frame(slot, encode_done());
+}
+
+void Logger::withdrawn(int32_t dst, uint64_t seq) {
+  if (dst >= 0 && static_cast<size_t>(dst) < withdrawn_.size()) withdrawn_[static_cast<size_t>(dst)].insert(seq);
 }
 
 void Logger::on_frame(int32_t from, const uint8_t* p, size_t n) {

@@ -20,6 +20,7 @@
 // once they are exhausted and it received every peer's messages up to there.
 #pragma once
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,8 +84,10 @@ class Logger {
 
   // --- peers ---
   void on_peer_failed(int32_t slot);
-  // Slot's next incarnation runs: queue our log for it again.
+  // Slot's next incarnation runs: queue our log for it again, but for the
+  // messages the user's cancel withdrew (never delivered: `withdrawn`).
   void peer_back(int32_t slot);
+  void withdrawn(int32_t dst, uint64_t seq);
   void on_frame(int32_t from, const uint8_t* p, size_t n);
   // MPI_Finalize: tell every peer we are done; all_done() once every
   // process's current incarnation has said so (a death clears its word).
@@ -109,6 +112,7 @@ class Logger {
   // Per slot, how far the messages it resent to us go (-1: not told yet).
   std::vector<int64_t> resent_upto_;
   std::vector<bool> done_;  // per slot: its current incarnation is in MPI_Finalize
+  std::vector<std::set<uint64_t>> withdrawn_;  // per destination slot
   bool replay_ = false;
   LoggerStats stats_;
 };

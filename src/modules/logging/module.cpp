@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "base/clock.hpp"
@@ -96,12 +97,27 @@ double Module::wtick(double live) {
   return v;
 }
 
-bool Module::cancel_outcome(bool cancelled) {
+void Module::cancel(p2p::Request* r) {
   settle_probe(true);
-  logger_.outcomes().cancel_outcome(cancelled);
+  Outcomes& o = logger_.outcomes();
+  uint64_t i = o.next_cancel();
+  cancels_[r] = i;
+  std::optional<bool> forced = o.forced_cancel(i);
+  // A cancel to oneself has a deterministic outcome: no forcing needed.
+  bool remote = r->peer_slot >= 0 && r->peer_slot != engine_.self().slot;
+  // It lost in the dead incarnation: the operation completes normally (its
+  // message comes from the sender's log, or its receiver has it), so no
+  // cancel is made. It won: a receive that has not matched is withdrawn
+  // here too, and a send's receiver answers as it did (spec §5); a replay
+  // where that cannot happen diverges when the request completes.
+  if (!forced || !remote || *forced) engine_.cancel(r);
+  if (forced && remote)
+    FTMPI_LOG(kInfo, "logging", "cancel #%llu replayed: forced %s", static_cast<unsigned long long>(i),
+              *forced ? "cancelled" : "not cancelled");
   after_event();
-  return cancelled;
 }
+
+void Module::on_withdrawn(int32_t dst_slot, uint64_t seq) { logger_.withdrawn(dst_slot, seq); }
 
 void Module::finalize() {
   settle_probe(true);
@@ -212,8 +228,11 @@ void Module::settle_probe(bool reported) {
 }
 
 void Module::on_delivered(const p2p::Request& r) {
-  (void)r;
   settle_probe(true);  // a blocking Probe's find counts
+  if (auto it = cancels_.find(&r); it != cancels_.end()) {
+    logger_.outcomes().cancel_outcome(it->second, r.cancelled);
+    cancels_.erase(it);
+  }
   after_event();
 }
 

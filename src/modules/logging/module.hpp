@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "modules/logging/logger.hpp"
@@ -28,8 +29,9 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   // MPI_Wtime / MPI_Wtick values (logged, or forced in a replay).
   double wtime(double live);
   double wtick(double live);
-  // MPI_Cancel's outcome for a request (logged, or forced in a replay).
-  bool cancel_outcome(bool cancelled);
+  // MPI_Cancel of `r`, in its place: cancels it live; in a replay forces the
+  // dead incarnation's outcome (logged when the request completed).
+  void cancel(p2p::Request* r);
   // MPI_Finalize: every determinant acknowledged before the fence.
   void finalize();
 
@@ -43,6 +45,7 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   p2p::FailurePolicy on_failure(ProcId who) override;
   void on_peer_back(ProcId who) override;
   void on_determinants_acked(uint64_t batch) override;
+  void on_withdrawn(int32_t dst_slot, uint64_t seq) override;
 
   // p2p::ControlHandler
   void on_control(ProcId from, const uint8_t* data, size_t len) override;
@@ -75,6 +78,8 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
     uint64_t seq;
   };
   std::vector<Wild> wild_;
+  // Requests MPI_Cancel was called on, not completed yet: their cancel number.
+  std::unordered_map<const p2p::Request*, uint64_t> cancels_;
   bool probe_found_ = false;
   int32_t probe_slot_ = -1;
   uint64_t probe_seq_ = 0;

@@ -8,7 +8,7 @@ size_t at(DetKind k) { return static_cast<size_t>(k); }
 
 void Outcomes::load(std::vector<Determinant> dets) {
   for (Determinant& d : dets) {
-    if (d.kind == DetKind::kMatch) matches_[d.index] = std::move(d);
+    if (keyed(d.kind)) by_index_[at(d.kind)][d.index] = std::move(d);
     else queue_[at(d.kind)].push_back(std::move(d));
     ++remaining_;
   }
@@ -54,31 +54,41 @@ bool Outcomes::take_batch(std::vector<uint8_t>& out) {
   return true;
 }
 
+std::optional<Determinant> Outcomes::logged(DetKind k, uint64_t i) const {
+  const auto& m = by_index_[at(k)];
+  auto it = m.find(i);
+  if (it == m.end()) return std::nullopt;
+  return it->second;
+}
+
+bool Outcomes::replay_or_record_keyed(const Determinant& e) {
+  auto& m = by_index_[at(e.kind)];
+  auto it = m.find(e.index);
+  if (it == m.end()) {
+    record(e);
+    return true;
+  }
+  bool same = it->second == e;
+  if (!same) diverge(describe(e) + " where the log says " + describe(it->second));
+  m.erase(it);
+  --remaining_;
+  ++replayed_;
+  return same;
+}
+
 std::optional<Outcomes::Forced> Outcomes::forced_match(uint64_t i) const {
-  auto it = matches_.find(i);
-  if (it == matches_.end()) return std::nullopt;
-  return Forced{it->second.slot, it->second.seq};
+  auto d = logged(DetKind::kMatch, i);
+  if (!d) return std::nullopt;
+  return Forced{d->slot, d->seq};
 }
 
 bool Outcomes::matched(uint64_t i, int32_t slot, uint64_t seq) {
-  if (auto it = matches_.find(i); it != matches_.end()) {
-    const Determinant& d = it->second;
-    bool same = d.slot == slot && d.seq == seq;
-    if (!same)
-      diverge("wildcard #" + std::to_string(i) + " matched slot " + std::to_string(slot) + " message " +
-              std::to_string(seq) + ", the log says " + describe(d));
-    matches_.erase(it);
-    --remaining_;
-    ++replayed_;
-    return same;
-  }
-  Determinant d;
-  d.kind = DetKind::kMatch;
-  d.index = i;
-  d.slot = slot;
-  d.seq = seq;
-  record(std::move(d));
-  return true;
+  Determinant e;
+  e.kind = DetKind::kMatch;
+  e.index = i;
+  e.slot = slot;
+  e.seq = seq;
+  return replay_or_record_keyed(e);
 }
 
 std::optional<Outcomes::Forced> Outcomes::forced_probe() const {
@@ -88,22 +98,27 @@ std::optional<Outcomes::Forced> Outcomes::forced_probe() const {
 }
 
 bool Outcomes::probed(int32_t slot, uint64_t seq) {
-  uint64_t i = counter_[at(DetKind::kProbe)]++;
-  if (const Determinant* d = head(DetKind::kProbe)) {
-    bool same = d->index == i && d->slot == slot && d->seq == seq;
-    if (!same)
-      diverge("wildcard probe #" + std::to_string(i) + " found slot " + std::to_string(slot) + " message " +
-              std::to_string(seq) + ", the log says " + describe(*d));
-    consume(DetKind::kProbe);
-    return same;
+  Determinant e;
+  e.kind = DetKind::kProbe;
+  e.slot = slot;
+  e.seq = seq;
+  return replay_or_record(e, false);
+}
+
+bool Outcomes::replay_or_record(Determinant& e, bool forced) {
+  e.index = counter_[at(e.kind)]++;
+  const Determinant* d = head(e.kind);
+  if (!d) {
+    record(e);
+    return true;
   }
-  Determinant d;
-  d.kind = DetKind::kProbe;
-  d.index = i;
-  d.slot = slot;
-  d.seq = seq;
-  record(std::move(d));
-  return true;
+  // The logged outcome is what the dead incarnation saw: forced ones are
+  // taken as they are, checked ones must come out the same.
+  bool same = d->index == e.index && (forced || *d == e);
+  if (!same) diverge(describe(e) + " where the log says " + describe(*d));
+  if (forced) e = *d;
+  consume(e.kind);
+  return same;
 }
 
 PollVerdict Outcomes::poll_verdict() const {
@@ -147,57 +162,32 @@ std::optional<std::vector<int32_t>> Outcomes::forced_completion() const {
 }
 
 bool Outcomes::completed(const std::vector<int32_t>& which) {
-  uint64_t i = counter_[at(DetKind::kCompletion)]++;
-  if (const Determinant* d = head(DetKind::kCompletion)) {
-    bool same = d->index == i && d->which == which;
-    if (!same) diverge("completion #" + std::to_string(i) + " differs from the log: " + describe(*d));
-    consume(DetKind::kCompletion);
-    return same;
-  }
-  Determinant d;
-  d.kind = DetKind::kCompletion;
-  d.index = i;
-  d.which = which;
-  record(std::move(d));
-  return true;
+  Determinant e;
+  e.kind = DetKind::kCompletion;
+  e.which = which;
+  return replay_or_record(e, false);
 }
 
 double Outcomes::clock(DetKind k, double live) {
-  uint64_t i = counter_[at(k)]++;
-  if (const Determinant* d = head(k)) {
-    double v = d->value;
-    if (d->index != i) diverge(std::string(kind_name(k)) + " #" + std::to_string(i) + ": the log says " + describe(*d));
-    consume(k);
-    return v;
-  }
-  Determinant d;
-  d.kind = k;
-  d.index = i;
-  d.value = live;
-  record(std::move(d));
-  return live;
+  Determinant e;
+  e.kind = k;
+  e.value = live;
+  replay_or_record(e, true);
+  return e.value;
 }
 
-std::optional<bool> Outcomes::forced_cancel() const {
-  const Determinant* d = head(DetKind::kCancel);
+std::optional<bool> Outcomes::forced_cancel(uint64_t i) const {
+  auto d = logged(DetKind::kCancel, i);
   if (!d) return std::nullopt;
   return d->flag;
 }
 
-bool Outcomes::cancel_outcome(bool cancelled) {
-  uint64_t i = counter_[at(DetKind::kCancel)]++;
-  if (const Determinant* d = head(DetKind::kCancel)) {
-    bool same = d->index == i && d->flag == cancelled;
-    if (!same) diverge("cancel #" + std::to_string(i) + " differs from the log: " + describe(*d));
-    consume(DetKind::kCancel);
-    return same;
-  }
-  Determinant d;
-  d.kind = DetKind::kCancel;
-  d.index = i;
-  d.flag = cancelled;
-  record(std::move(d));
-  return true;
+bool Outcomes::cancel_outcome(uint64_t i, bool cancelled) {
+  Determinant e;
+  e.kind = DetKind::kCancel;
+  e.index = i;
+  e.flag = cancelled;
+  return replay_or_record_keyed(e);
 }
 
 }  // namespace ftmpi::logging

@@ -74,8 +74,15 @@ class Outcomes {
   double wtime(double live) { return clock(DetKind::kWtime, live); }
   double wtick(double live) { return clock(DetKind::kWtick, live); }
 
-  std::optional<bool> forced_cancel() const;
-  bool cancel_outcome(bool cancelled);
+  // MPI_Cancel calls are numbered in call order; the outcome (did the
+  // operation end cancelled) is known when the request completes, perhaps
+  // after a later cancel's. Replay: the logged outcome of cancel #i, which
+  // the caller forces.
+  uint64_t next_cancel() { return counter_[static_cast<size_t>(DetKind::kCancel)]++; }
+  std::optional<bool> forced_cancel(uint64_t i) const;
+  // Cancel #i's request completed, cancelled or not: recorded live, checked
+  // against the log in a replay (false: diverged).
+  bool cancel_outcome(uint64_t i, bool cancelled);
 
   // Pessimism and batching.
   bool has_unflushed() const { return !pending_.empty() || run_count_ > 0; }
@@ -94,13 +101,23 @@ class Outcomes {
   const Determinant* head(DetKind k) const;
   void consume(DetKind k);
   void record(Determinant d);
+  // The next event of e.kind (its index is set here): recorded live; in a
+  // replay compared with the logged one (false: diverged) or, `forced`,
+  // replaced by it.
+  bool replay_or_record(Determinant& e, bool forced);
+  // The same for a keyed kind, e.index set by the caller.
+  bool replay_or_record_keyed(const Determinant& e);
+  std::optional<Determinant> logged(DetKind k, uint64_t i) const;
   void close_run();
   void diverge(const std::string& what);
   double clock(DetKind k, double live);
 
-  // Replay: one queue per kind, in logged order.
-  std::deque<Determinant> queue_[kDetKinds];  // kMatch: unused (matches_)
-  std::map<uint64_t, Determinant> matches_;
+  // Replay: one queue per kind, in logged order, except the kinds whose
+  // outcomes may be logged out of their numbering order (kMatch, kCancel):
+  // those by index.
+  static bool keyed(DetKind k) { return k == DetKind::kMatch || k == DetKind::kCancel; }
+  std::deque<Determinant> queue_[kDetKinds];
+  std::map<uint64_t, Determinant> by_index_[kDetKinds];
   size_t remaining_ = 0;
   uint64_t replayed_ = 0;
   std::string divergence_;

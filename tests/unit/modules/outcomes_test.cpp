@@ -53,7 +53,7 @@ TEST(Outcomes, ReplayForcesEveryKindInOrder) {
   live.polled(false);  // 4 failed, then a Wait (no poll)
   live.matched(live.next_wildcard(), 1, 1);
   live.completed({2, 0});
-  live.cancel_outcome(true);
+  live.cancel_outcome(live.next_cancel(), true);
   EXPECT_EQ(live.wtick(1e-6), 1e-6);
   live.polled(false);  // 5: lost with the process (never flushed)?  no: flushed below
   auto dets = flushed(live);
@@ -82,8 +82,9 @@ TEST(Outcomes, ReplayForcesEveryKindInOrder) {
   EXPECT_TRUE(r.matched(w1, 1, 1));
   EXPECT_EQ(r.forced_completion(), (std::vector<int32_t>{2, 0}));
   EXPECT_TRUE(r.completed({2, 0}));
-  EXPECT_EQ(r.forced_cancel(), true);
-  EXPECT_TRUE(r.cancel_outcome(true));
+  uint64_t c0 = r.next_cancel();
+  EXPECT_EQ(r.forced_cancel(c0), true);
+  EXPECT_TRUE(r.cancel_outcome(c0, true));
   EXPECT_EQ(r.wtick(5.0), 1e-6);
   EXPECT_EQ(r.poll_verdict(), PollVerdict::kFail);
   r.polled(false);
@@ -166,6 +167,23 @@ TEST(Outcomes, WildcardsAreKeyedByPostingOrderNotMatchOrder) {
   EXPECT_TRUE(r.diverged());
   EXPECT_TRUE(r.matched(rb, 4, 1));
   EXPECT_FALSE(r.replaying());
+}
+
+TEST(Outcomes, CancelsAreKeyedByCallOrderNotCompletionOrder) {
+  Outcomes live;
+  uint64_t a = live.next_cancel(), b = live.next_cancel();
+  live.cancel_outcome(b, false);  // the later cancel's request completed first
+  live.cancel_outcome(a, true);
+  Outcomes r;
+  r.load(flushed(live));
+  uint64_t ra = r.next_cancel(), rb = r.next_cancel();
+  EXPECT_EQ(r.forced_cancel(ra), true);
+  EXPECT_EQ(r.forced_cancel(rb), false);
+  EXPECT_TRUE(r.cancel_outcome(ra, true));
+  EXPECT_FALSE(r.cancel_outcome(rb, true));  // came out otherwise than forced
+  EXPECT_TRUE(r.diverged());
+  EXPECT_FALSE(r.replaying());
+  EXPECT_FALSE(r.forced_cancel(r.next_cancel()));  // past the log: live
 }
 
 }  // namespace
