@@ -316,11 +316,17 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--client":
         return client_main(sys.argv[2:])
     FTMPIRUN, APP, name = sys.argv[1], sys.argv[2], sys.argv[3]
+    return run_case(CASES, name)
+
+
+def run_case(cases, name):
+    """Runs case `name` of `cases` ({name: (hosts, fn(cluster))}) on a fresh
+    cluster and says how it ended; the exit status (SKIP without namespaces)."""
     ok, why = Cluster.permitted()
     if not ok:
         print(f"SKIP: {why}")
         return SKIP
-    hosts, fn = CASES[name]
+    hosts, fn = cases[name]
     with Cluster(name, hosts) as cl:
         try:
             fn(cl)

@@ -54,6 +54,36 @@ def expected_result(case, decisions):
     return None
 
 
+def check_trace(case, path, out, min_incarnations):
+    """The failures found in trace `path` of a job that printed `out`: every
+    incarnation of a rank made the decisions of the final one, the final ones
+    are numbered 0..n-1, rank 0's printed result is the one they give, and
+    some rank traced from `min_incarnations` processes."""
+    ranks = read_trace(path)
+    failures = []
+    most = 0
+    for rank, incs in sorted(ranks.items()):
+        most = max(most, len(incs))
+        final_pid, final = incs[-1]
+        if sorted(final) != list(range(len(final))):
+            failures.append(f"rank {rank}: the final incarnation's decisions are not numbered 0..n-1")
+        for pid, dec in incs[:-1]:
+            for k, d in sorted(dec.items()):
+                if final.get(k) != d:
+                    failures.append(f"rank {rank}: decision {k} was {d} in process {pid}, "
+                                    f"{final.get(k)} in its replay (process {final_pid})")
+                    break
+        print(f"trace: rank {rank}: {len(incs)} incarnation(s), {len(final)} decisions, "
+              f"{sum(len(d) for _, d in incs[:-1])} replayed and compared")
+        if rank == 0:
+            want = expected_result(case, final)
+            if want and want not in out:
+                failures.append(f"the job printed no '{want}' (the final incarnation's decisions give it)")
+    if most < min_incarnations:
+        failures.append(f"no rank traced from {min_incarnations} processes: the kill missed the run")
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--case", required=True)
@@ -75,28 +105,7 @@ def main():
         if p.returncode != 0:
             print("FAIL: the job did not end as expected")
             return 1
-        ranks = read_trace(trace)
-        failures = []
-        most = 0
-        for rank, incs in sorted(ranks.items()):
-            most = max(most, len(incs))
-            final_pid, final = incs[-1]
-            if sorted(final) != list(range(len(final))):
-                failures.append(f"rank {rank}: the final incarnation's decisions are not numbered 0..n-1")
-            for pid, dec in incs[:-1]:
-                for k, d in sorted(dec.items()):
-                    if final.get(k) != d:
-                        failures.append(f"rank {rank}: decision {k} was {d} in process {pid}, "
-                                        f"{final.get(k)} in its replay (process {final_pid})")
-                        break
-            print(f"trace: rank {rank}: {len(incs)} incarnation(s), {len(final)} decisions, "
-                  f"{sum(len(d) for _, d in incs[:-1])} replayed and compared")
-            if rank == 0:
-                want = expected_result(a.case, final)
-                if want and want not in out:
-                    failures.append(f"the job printed no '{want}' (the final incarnation's decisions give it)")
-        if most < a.min_incarnations:
-            failures.append(f"no rank traced from {a.min_incarnations} processes: the kill missed the run")
+        failures = check_trace(a.case, trace, out, a.min_incarnations)
         for f in failures:
             print("FAIL: " + f)
         return 1 if failures else 0
