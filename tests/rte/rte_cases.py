@@ -28,7 +28,7 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rte_ft_cases  # noqa: E402
 import rte_limits_cases  # noqa: E402
-from rte_jobs import Failure, Job, expect, expect_code, rank_lines, reason, run  # noqa: E402
+from rte_jobs import Failure, Job, expect, expect_code, rank_lines, reason, run, run_case  # noqa: E402
 
 
 # ---------------------------------------------------------------- cases
@@ -415,16 +415,7 @@ def main():
     ctx = ap.parse_args()
     fn = (globals().get("case_" + ctx.case) or getattr(rte_ft_cases, "case_" + ctx.case, None)
           or getattr(rte_limits_cases, "case_" + ctx.case, None))
-    if not fn:
-        print(f"unknown case {ctx.case}")
-        return 2
-    try:
-        fn(ctx)
-    except Failure as e:
-        print(f"FAIL ({ctx.case}): {e}")
-        return 1
-    print(f"PASS ({ctx.case})")
-    return 0
+    return run_case(ctx, fn)
 
 
 if __name__ == "__main__":

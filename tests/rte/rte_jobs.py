@@ -135,3 +135,17 @@ def reason(j, rank, text):
     m = re.search(rx, j.err, re.M)
     expect(m, f"no reason line /{rx}/")
     expect(int(m.group(1)) > 0, "reason line without a pid")
+
+
+def run_case(ctx, fn):
+    """Runs case `fn(ctx)` (None: unknown) and says how it ended; the exit status."""
+    if not fn:
+        print(f"unknown case {ctx.case}")
+        return 2
+    try:
+        fn(ctx)
+    except Failure as e:
+        print(f"FAIL ({ctx.case}): {e}")
+        return 1
+    print(f"PASS ({ctx.case})")
+    return 0

@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rte_jobs import Failure, expect, expect_code, run  # noqa: E402
+from rte_jobs import Failure, expect, expect_code, run, run_case  # noqa: E402
 
 SUMMARY = re.compile(r"^ftmpirun: job survived (\d+) failures? \((\d+) replays? caught up, \d+ ms replaying\)$", re.M)
 
@@ -204,37 +204,35 @@ def case_tlog_random_kills_np8(ctx):
     expect_summary(j, 6)
 
 
+def host_lost(ctx, np, hosts, lost, moved, to, env=None):
+    """Host `lost` of `hosts` dies while rte_tlog runs: ranks `moved` restart on
+    `to` and fetch all their acknowledged log; output stays once."""
+    batches = 40
+    j, trace = tlog_run(ctx, np, [f"batches={batches}", "check=prefix", "gap=20"],
+                        launcher=["--host", hosts, "--inject", f"kill host={lost} at=0.4s"], env=env)
+    expect_code(j, 0)
+    expect_output_once(j, np, batches)
+    for r in moved:
+        got = expect_nothing_lost(trace, r)
+        expect(1 in got and got[1] > 0, f"rank {r} fetched {got}: its log was lost with its host")
+        expect_restart_lines(j, r, 1, host=re.escape(to))
+    return j
+
+
 def case_tlog_host_lost(ctx):
     # Three local "hosts" in a chain (fanout 1): 127.0.0.3's buddy is 127.0.0.2
     # and it is the buddy of 127.0.0.4. Losing it: its ranks move to 127.0.0.4
     # and get their log from 127.0.0.2 (through the leader); 127.0.0.4's log
     # goes to its new buddy. Nothing acknowledged is lost, output stays once.
-    batches = 40
-    j, trace = tlog_run(ctx, 6, [f"batches={batches}", "check=prefix", "gap=20"],
-                        launcher=["--host", "127.0.0.2:2,127.0.0.3:2,127.0.0.4:2",
-                                  "--inject", "kill host=127.0.0.3 at=0.4s"],
-                        env={"FTMPI_TREE_FANOUT": "1"})
-    expect_code(j, 0)
-    expect_output_once(j, 6, batches)
-    for r in (2, 3):
-        got = expect_nothing_lost(trace, r)
-        expect(1 in got and got[1] > 0, f"rank {r} fetched {got}: its log was lost with its host")
-        expect_restart_lines(j, r, 1, host=re.escape("127.0.0.4"))
+    j = host_lost(ctx, 6, "127.0.0.2:2,127.0.0.3:2,127.0.0.4:2", "127.0.0.3", (2, 3), "127.0.0.4",
+                  env={"FTMPI_TREE_FANOUT": "1"})
     expect_summary(j, 2)
 
 
 def case_tlog_leader_host_lost(ctx):
     # The leader's host goes: the next daemon leads, the leader's ranks move and
     # fetch their log from its buddy (its first child).
-    batches = 40
-    j, trace = tlog_run(ctx, 4, [f"batches={batches}", "check=prefix", "gap=20"],
-                        launcher=["--host", "127.0.0.2:2,127.0.0.3:2", "--inject", "kill host=127.0.0.2 at=0.4s"])
-    expect_code(j, 0)
-    expect_output_once(j, 4, batches)
-    for r in (0, 1):
-        got = expect_nothing_lost(trace, r)
-        expect(1 in got and got[1] > 0, f"rank {r} fetched {got}")
-        expect_restart_lines(j, r, 1, host=re.escape("127.0.0.3"))
+    host_lost(ctx, 4, "127.0.0.2:2,127.0.0.3:2", "127.0.0.2", (0, 1), "127.0.0.3")
 
 
 def case_tlog_timeline(ctx):
@@ -285,16 +283,7 @@ def main():
     ap.add_argument("--tlog", required=True)
     ctx = ap.parse_args()
     fn = globals().get("case_" + ctx.case)
-    if not fn:
-        print(f"unknown case {ctx.case}")
-        return 2
-    try:
-        fn(ctx)
-    except Failure as e:
-        print(f"FAIL ({ctx.case}): {e}")
-        return 1
-    print(f"PASS ({ctx.case})")
-    return 0
+    return run_case(ctx, fn)
 
 
 if __name__ == "__main__":
