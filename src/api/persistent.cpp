@@ -141,7 +141,7 @@ int PMPI_Cancel(MPI_Request* request) {
   if (r->kind == p2p::ReqKind::kColl)
     return call.fail(r->comm, Err::kRequest, "a nonblocking collective cannot be cancelled");
   // The outcome shows in the status: cancelled, or completed normally
-  // (transparent mode: logged, and forced in a replay).
+  // (transparent mode: logged, and replayed with its logged outcome).
   if (rt()->logging) rt()->logging->cancel(r);
   else rt()->engine.cancel(r);
   return MPI_SUCCESS;
