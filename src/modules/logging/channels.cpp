@@ -4,12 +4,12 @@ namespace ftmpi::logging {
 
 const std::vector<uint64_t> InChannels::kNone;
 
-InChannels::Verdict InChannels::arrive(int32_t src, uint64_t seq, uint64_t checksum) {
+InChannels::Verdict InChannels::arrive_other(int32_t src, uint64_t seq, uint64_t checksum) {
   if (src < 0) return Verdict::kDuplicate;  // no such channel: never accept
   if (static_cast<size_t>(src) >= sums_.size()) sums_.resize(static_cast<size_t>(src) + 1);
   auto& v = sums_[static_cast<size_t>(src)];
   if (seq <= v.size()) return Verdict::kDuplicate;
-  v.resize(seq - 1, 0);  // skipped numbers: withdrawn messages
+  if (seq - 1 > v.size()) v.resize(seq - 1, 0);  // skipped numbers: withdrawn messages
   v.push_back(checksum);
   return Verdict::kAccept;
 }

@@ -17,7 +17,17 @@ namespace ftmpi::logging {
 class InChannels {
  public:
   enum class Verdict : uint8_t { kAccept, kDuplicate };
-  Verdict arrive(int32_t src, uint64_t seq, uint64_t checksum);
+  Verdict arrive(int32_t src, uint64_t seq, uint64_t checksum) {
+    // The common case inline: the channel's next number.
+    if (src >= 0 && static_cast<size_t>(src) < sums_.size()) {
+      auto& v = sums_[static_cast<size_t>(src)];
+      if (seq == v.size() + 1) {
+        v.push_back(checksum);
+        return Verdict::kAccept;
+      }
+    }
+    return arrive_other(src, seq, checksum);
+  }
   // Highest sequence number accepted from src (0: none).
   uint64_t received(int32_t src) const;
   // Checksum of message `seq` from src (0: skipped or not received).
@@ -27,6 +37,7 @@ class InChannels {
   bool duplicate_differs(int32_t src, uint64_t seq, uint64_t checksum) const;
 
  private:
+  Verdict arrive_other(int32_t src, uint64_t seq, uint64_t checksum);
   std::vector<std::vector<uint64_t>> sums_;  // per slot, index seq-1
   static const std::vector<uint64_t> kNone;
 };

@@ -1,8 +1,10 @@
-// Message checksums for divergence detection (spec/transparent-mode.md §4).
+// Message checksums for divergence detection (spec/transparent-mode.md §6).
 // The sender hashes a payload while it copies it into its log, so a logged
 // message costs one pass over its bytes, not two. Four independent lanes keep
 // the multiplier pipeline full; the result depends only on the bytes and
-// their number, never on alignment.
+// their number, never on alignment or on how the bytes were cut into pieces.
+// A payload shorter than one 32-byte block is hashed a word at a time
+// without touching the lanes: small messages are the latency-bound case.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +14,7 @@ namespace ftmpi::logging {
 
 class Hasher {
  public:
-  explicit Hasher(uint64_t seed = 0) {
+  explicit Hasher(uint64_t seed = 0) : seed_(seed) {
     for (int i = 0; i < 4; ++i) lane_[i] = seed + kPrime[i];
   }
   // Hashes n bytes of src; when dst is not null, copies them there too.
@@ -33,9 +35,13 @@ class Hasher {
       block(tail_);
       fill_ = 0;
     }
-    for (; i + 32 <= n; i += 32) {
-      if (d) std::memcpy(d + i, s + i, 32);
-      block(s + i);
+    if (d) {
+      for (; i + 32 <= n; i += 32) {
+        std::memcpy(d + i, s + i, 32);
+        block(s + i);
+      }
+    } else {
+      for (; i + 32 <= n; i += 32) block(s + i);
     }
     if (i < n) {
       std::memcpy(tail_, s + i, n - i);
@@ -45,15 +51,35 @@ class Hasher {
     total_ += n;
   }
   uint64_t digest() const {
-    uint64_t h = total_ * kPrime[0];
-    for (int k = 0; k < 4; ++k) h = mix(h ^ lane_[k]);
-    // The open block's bytes, a word at a time (a short message is all tail).
-    for (size_t k = 0; k < fill_; k += 8) {
-      uint64_t w = 0;
-      std::memcpy(&w, tail_ + k, fill_ - k < 8 ? fill_ - k : 8);
-      h = (h ^ (w * kPrime[2])) * kPrime[3];
+    uint64_t h = total_ * kPrime[0] + seed_;
+    if (total_ >= 32)
+      for (int k = 0; k < 4; ++k) h = mix(h ^ lane_[k]);
+    uint64_t w[4] = {0, 0, 0, 0};
+    std::memcpy(w, tail_, fill_);
+    return finish(h, w, fill_);
+  }
+
+  // The digest of n < 32 bytes, copied to dst on the way (dst has room for
+  // 32 bytes: the rest is zero-filled). Same value as update() + digest().
+  static uint64_t copy_short(void* dst, const void* src, size_t n, uint64_t seed = 0) {
+    uint64_t w[4] = {0, 0, 0, 0};
+    auto* b = reinterpret_cast<uint8_t*>(w);
+    const auto* s = static_cast<const uint8_t*>(src);
+    // Overlapping fixed-size copies: no call for a variable length.
+    if (n >= 16) {
+      std::memcpy(b, s, 16);
+      std::memcpy(b + n - 16, s + n - 16, 16);
+    } else if (n >= 8) {
+      std::memcpy(b, s, 8);
+      std::memcpy(b + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+      std::memcpy(b, s, 4);
+      std::memcpy(b + n - 4, s + n - 4, 4);
+    } else {
+      for (size_t k = 0; k < n; ++k) b[k] = s[k];
     }
-    return mix(h);
+    std::memcpy(dst, w, 32);
+    return finish(n * kPrime[0] + seed, w, n);
   }
 
  private:
@@ -67,6 +93,11 @@ class Hasher {
     h *= 0xC4CEB9FE1A85EC53ull;
     return h ^ (h >> 33);
   }
+  // The open block's bytes (zero-padded words), then the final mix.
+  static uint64_t finish(uint64_t h, const uint64_t* w, size_t fill) {
+    for (size_t k = 0; k * 8 < fill; ++k) h = (h ^ (w[k] * kPrime[2])) * kPrime[3];
+    return mix(h);
+  }
   void block(const uint8_t* p) {
     for (int k = 0; k < 4; ++k) {
       uint64_t w;
@@ -74,6 +105,7 @@ class Hasher {
       lane_[k] = rotl(lane_[k] + w * kPrime[1], 31) * kPrime[0];
     }
   }
+  uint64_t seed_;
   uint64_t lane_[4];
   uint8_t tail_[32] = {};
   size_t fill_ = 0;

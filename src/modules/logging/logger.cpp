@@ -25,10 +25,6 @@ void Logger::diverged(const std::string& what) {
   std::abort();  // fatal() does not return
 }
 
-void Logger::check_divergence() {
-  if (outcomes_.diverged()) diverged(outcomes_.divergence());
-}
-
 void Logger::start_replay(const std::vector<uint8_t>& bytes) {
   std::vector<Determinant> dets;
   if (!ok(decode_batches(bytes.data(), bytes.size(), dets)))
@@ -43,8 +39,8 @@ void Logger::start_replay(const std::vector<uint8_t>& bytes) {
   }
 }
 
-bool Logger::take_caught_up() {
-  if (!replay_ || outcomes_.replaying()) return false;
+bool Logger::caught_up() {
+  if (outcomes_.replaying()) return false;
   for (size_t s = 0; s < resent_upto_.size(); ++s) {
     if (static_cast<int32_t>(s) == self_) continue;
     if (resent_upto_[s] < 0 || in_.received(static_cast<int32_t>(s)) < static_cast<uint64_t>(resent_upto_[s]))
@@ -61,26 +57,38 @@ uint64_t Logger::resent_to_me() const {
   return n;
 }
 
+void Logger::log_full() {
+  wire_.fatal("rank " + std::to_string(self_) + ": the sender log passed its limit of " +
+              std::to_string(log_.limit()) + " bytes (FTMPI_LOG_LIMIT) with " + std::to_string(log_.bytes()) +
+              " bytes logged; raise it");
+  std::abort();  // fatal() does not return
+}
+
+void Logger::lost_count(int32_t dst, uint64_t seq) {
+  wire_.fatal("rank " + std::to_string(self_) + ": message " + std::to_string(seq) + " to rank " +
+              std::to_string(dst) + " comes after " + std::to_string(log_.next_seq(dst) - 1) +
+              " on its channel (message logging lost count)");
+  std::abort();
+}
+
 uint8_t* Logger::reserve(int32_t dst, const Envelope& env) {
   uint8_t* p = log_.reserve(dst, env);
-  if (!p)
-    wire_.fatal("rank " + std::to_string(self_) + ": the sender log passed its limit of " +
-                std::to_string(log_.limit()) + " bytes (FTMPI_LOG_LIMIT) with " + std::to_string(log_.bytes()) +
-                " bytes logged; raise it");
+  if (!p) log_full();
   return p;
 }
 
 const LogEntry* Logger::commit(int32_t dst, uint64_t seq, uint64_t payload_hash) {
   const LogEntry* e = log_.commit(dst, seq, payload_hash);
-  if (!e)
-    wire_.fatal("rank " + std::to_string(self_) + ": message " + std::to_string(seq) + " to rank " +
-                std::to_string(dst) + " comes after " + std::to_string(log_.next_seq(dst) - 1) +
-                " on its channel (message logging lost count)");
+  if (!e) lost_count(dst, seq);
   return e;
 }
 
-bool Logger::may_send() {
-  if (outcomes_.may_send()) return true;
+void Logger::append_failed(int32_t dst, uint64_t seq) {
+  if (seq < log_.next_seq(dst)) lost_count(dst, seq);
+  log_full();
+}
+
+bool Logger::hold() {
   flush_determinants();
   ++stats_.held;
   return false;
@@ -99,18 +107,12 @@ bool Logger::on_batch_acked() {
   return outcomes_.may_send();
 }
 
-bool Logger::accept(int32_t src, uint64_t seq, uint64_t checksum) {
-  switch (in_.arrive(src, seq, checksum)) {
-    case InChannels::Verdict::kAccept: return true;
-    case InChannels::Verdict::kDuplicate:
-      ++stats_.duplicates;
-      if (in_.duplicate_differs(src, seq, checksum))
-        wire_.fatal("rank " + std::to_string(src) + ": replay diverged (its message " + std::to_string(seq) +
-                    " to rank " + std::to_string(self_) + " differs from the one its dead incarnation sent): " +
-                    kNotDeterministic);
-      return false;
-  }
-  return false;
+void Logger::duplicate(int32_t src, uint64_t seq, uint64_t checksum) {
+  ++stats_.duplicates;
+  if (in_.duplicate_differs(src, seq, checksum))
+    wire_.fatal("rank " + std::to_string(src) + ": replay diverged (its message " + std::to_string(seq) +
+                " to rank " + std::to_string(self_) + " differs from the one its dead incarnation sent): " +
+                kNotDeterministic);
 }
 
 void Logger::on_peer_failed(int32_t slot) {

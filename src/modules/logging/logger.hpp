@@ -62,7 +62,7 @@ class Logger {
   bool replaying() const { return replay_; }
   // Replay done: determinants exhausted and every peer's logged messages
   // received. True once, when it happens (the caller reports it).
-  bool take_caught_up();
+  bool take_caught_up() { return replay_ && caught_up(); }
 
   // --- send side ---
   // Logs `env.len` bytes handed over in pieces: reserve, copy and hash,
@@ -70,13 +70,22 @@ class Logger {
   // channel's next one). Past the log limit fatal() ends the job.
   uint8_t* reserve(int32_t dst, const Envelope& env);
   const LogEntry* commit(int32_t dst, uint64_t seq, uint64_t payload_hash);
+  // The same for a payload in one piece, copied and hashed in one pass.
+  const LogEntry* append(int32_t dst, uint64_t seq, const Envelope& env, const void* data) {
+    if (const LogEntry* e = log_.append(dst, seq, env, data)) return e;
+    append_failed(dst, seq);
+  }
   // May the logged message go now? false: hold it (determinants were
   // flushed; on_batch_acked says when held sends may go).
-  bool may_send();
+  bool may_send() { return outcomes_.may_send() || hold(); }
 
   // --- receive side ---
   // false: a duplicate, drop it.
-  bool accept(int32_t src, uint64_t seq, uint64_t checksum);
+  bool accept(int32_t src, uint64_t seq, uint64_t checksum) {
+    if (in_.arrive(src, seq, checksum) == InChannels::Verdict::kAccept) return true;
+    duplicate(src, seq, checksum);
+    return false;
+  }
   Outcomes& outcomes() { return outcomes_; }
   void flush_determinants();
   // true: nothing unacknowledged any more, held sends may go.
@@ -99,10 +108,18 @@ class Logger {
   const LoggerStats& stats() const { return stats_; }
   // Messages the peers said they resent to this incarnation.
   uint64_t resent_to_me() const;
-  void check_divergence();  // fatal() if the replay diverged
+  void check_divergence() {  // fatal() if the replay diverged
+    if (outcomes_.diverged()) diverged(outcomes_.divergence());
+  }
 
  private:
   [[noreturn]] void diverged(const std::string& what);
+  [[noreturn]] void log_full();
+  [[noreturn]] void lost_count(int32_t dst, uint64_t seq);
+  [[noreturn]] void append_failed(int32_t dst, uint64_t seq);
+  bool caught_up();
+  void duplicate(int32_t src, uint64_t seq, uint64_t checksum);  // fatal() if it differs
+  bool hold();  // flushes determinants; the send waits for their ack
 
   Wire& wire_;
   int32_t self_;

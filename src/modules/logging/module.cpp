@@ -71,16 +71,13 @@ void Module::start_replay() {
   after_event();
 }
 
-void Module::after_event() {
-  logger_.check_divergence();
-  if (logger_.take_caught_up()) {
-    rte::ReplayStats st;
-    st.determinants = logger_.outcomes().replayed();
-    st.messages = logger_.resent_to_me();
-    st.suppressed = 0;
-    client_.report_replay(rte::ReplayPhase::kCaughtUp, st);
-    FTMPI_LOG(kInfo, "logging", "caught up after %.1f ms", static_cast<double>(now_ns() - replay_start_ns_) / 1e6);
-  }
+void Module::report_caught_up() {
+  rte::ReplayStats st;
+  st.determinants = logger_.outcomes().replayed();
+  st.messages = logger_.resent_to_me();
+  st.suppressed = 0;
+  client_.report_replay(rte::ReplayPhase::kCaughtUp, st);
+  FTMPI_LOG(kInfo, "logging", "caught up after %.1f ms", static_cast<double>(now_ns() - replay_start_ns_) / 1e6);
 }
 
 double Module::wtime(double live) {
@@ -156,14 +153,19 @@ p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
   env.tag = e.tag;
   env.flags = e.sync ? 1 : 0;
   env.len = e.len;
-  uint8_t* to = logger_.reserve(e.dst_slot, env);
-  Hasher h;
-  for (uint64_t off = 0; off < e.len; off += kHashPiece) {
-    size_t n = static_cast<size_t>(std::min(kHashPiece, e.len - off));
-    data.pack(off, to + off, n);
-    h.update(nullptr, to + off, n);
+  const LogEntry* le;
+  if (const uint8_t* src = data.contig(); src || e.len == 0) {
+    le = logger_.append(e.dst_slot, e.seq, env, src);
+  } else {
+    uint8_t* to = logger_.reserve(e.dst_slot, env);
+    Hasher h;
+    for (uint64_t off = 0; off < e.len; off += kHashPiece) {
+      size_t n = static_cast<size_t>(std::min(kHashPiece, e.len - off));
+      data.pack(off, to + off, n);
+      h.update(nullptr, to + off, n);
+    }
+    le = logger_.commit(e.dst_slot, e.seq, h.digest());
   }
-  const LogEntry* le = logger_.commit(e.dst_slot, e.seq, h.digest());
   e.sum = le->checksum;
   return logger_.may_send() ? p2p::SendVerdict::kGo : p2p::SendVerdict::kHold;
 }
@@ -221,8 +223,7 @@ void Module::on_matched(const p2p::Envelope& e, const p2p::Request* r) {
   logger_.check_divergence();
 }
 
-void Module::settle_probe(bool reported) {
-  if (!probe_found_) return;
+void Module::settle_found(bool reported) {
   probe_found_ = false;
   if (reported) logger_.outcomes().probed(probe_slot_, probe_seq_);
 }

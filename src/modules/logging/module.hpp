@@ -62,8 +62,15 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   // A wildcard probe found a message. An Iprobe's first look counts if the
   // call reports it (on_poll); any later find (a forced Iprobe waiting, a
   // blocking Probe) counts at the next event.
-  void settle_probe(bool reported);
-  void after_event();  // divergence check, caught-up report
+  void settle_probe(bool reported) {
+    if (probe_found_) settle_found(reported);
+  }
+  void settle_found(bool reported);
+  void after_event() {  // divergence check, caught-up report
+    logger_.check_divergence();
+    if (logger_.take_caught_up()) report_caught_up();
+  }
+  void report_caught_up();
 
   p2p::Engine& engine_;
   rte::Client& client_;

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <new>
 
 #include "modules/logging/checksum.hpp"
 
@@ -10,112 +11,150 @@ namespace ftmpi::logging {
 
 namespace {
 constexpr uint64_t kChunkBytes = 64ull << 20;
-constexpr uint64_t kAlign = 64;  // cache line: entries never share one
+// Entries start on a cache line and their payload on the next one: a small
+// message's entry and bytes share no line with another message's.
+constexpr uint64_t kLine = 64;
+constexpr uint64_t kHeader = kLine;
+static_assert(sizeof(LogEntry) <= kHeader);
+// Below this a payload is copied and hashed in one inline step.
+constexpr uint64_t kShort = 32;
+
+[[gnu::noinline]] uint64_t copy_long(uint8_t* dst, const void* src, uint64_t n) {
+  Hasher h;
+  h.update(dst, src, static_cast<size_t>(n));
+  return h.digest();
+}
+
+uint64_t footprint(uint64_t len) {
+  const uint64_t body = len < kShort ? kShort : len;  // copy_short writes 32 bytes
+  return kHeader + ((body + kLine - 1) & ~(kLine - 1));
+}
 }  // namespace
 
 SenderLog::~SenderLog() {
   for (Chunk& c : chunks_)
     if (c.base) munmap(c.base, c.size);
+  if (spare_.base) munmap(spare_.base, spare_.size);
 }
 
-SenderLog::Channel& SenderLog::chan(int32_t dst) {
-  if (static_cast<size_t>(dst) >= chans_.size()) chans_.resize(static_cast<size_t>(dst) + 1);
-  auto& c = chans_[static_cast<size_t>(dst)];
-  if (!c) c = std::make_unique<Channel>();
-  return *c;
+[[gnu::always_inline]] inline SenderLog::Channel& SenderLog::chan(int32_t dst) {
+  if (static_cast<size_t>(dst) >= chans_.size()) [[unlikely]]
+    chans_.resize(static_cast<size_t>(dst) + 1);
+  return chans_[static_cast<size_t>(dst)];
 }
 
-uint8_t* SenderLog::carve(uint64_t len, uint32_t* chunk) {
-  uint64_t need = (len + kAlign - 1) & ~(kAlign - 1);
-  if (need == 0) need = kAlign;
-  if (chunks_.empty() || chunks_.back().base == nullptr || chunks_.back().size - chunks_.back().used < need) {
-    uint64_t size = need > kChunkBytes ? need : kChunkBytes;
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return nullptr;
-    madvise(p, size, MADV_HUGEPAGE);
-    chunks_.push_back(Chunk{static_cast<uint8_t*>(p), size, 0, 0});
-    mapped_ += size;
+bool SenderLog::new_chunk(uint64_t need) {
+  if (spare_.base && spare_.size >= need) {
+    chunks_.push_back(spare_);
+    spare_ = Chunk{};
+    return true;
+  }
+  const uint64_t size = need > kChunkBytes ? need : kChunkBytes;
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return false;
+  madvise(p, size, MADV_HUGEPAGE);
+  chunks_.push_back(Chunk{static_cast<uint8_t*>(p), size, 0, 0});
+  mapped_ += size;
+  return true;
+}
+
+[[gnu::always_inline]] inline LogEntry* SenderLog::carve(const Envelope& env) {
+  const uint64_t need = footprint(env.len);
+  if (chunks_.empty() || chunks_.back().size - chunks_.back().used < need) [[unlikely]] {
+    if (!new_chunk(need)) return nullptr;
   }
   Chunk& c = chunks_.back();
   uint8_t* at = c.base + c.used;
   c.used += need;
-  *chunk = static_cast<uint32_t>(chunks_.size() - 1);
-  return at;
+  ++c.live;
+  return new (at) LogEntry{0, env, 0, at + kHeader, static_cast<uint32_t>(chunks_.size() - 1)};
+}
+
+[[gnu::always_inline]] inline void SenderLog::link(Channel& ch, LogEntry* e, uint64_t seq, uint64_t payload_hash) {
+  e->seq = seq;
+  e->checksum = envelope_checksum(payload_hash, e->env.ctx, e->env.tag, e->env.len);
+  ch.next = seq + 1;
+  ch.index.push_back(e);
+  bytes_ += e->env.len;
+  ++count_;
+}
+
+const LogEntry* SenderLog::append(int32_t dst, uint64_t seq, const Envelope& env, const void* data) {
+  if (dst < 0 || env.len > limit_ - bytes_) return nullptr;
+  Channel& ch = chan(dst);
+  if (seq < ch.next) return nullptr;
+  LogEntry* e = carve(env);
+  if (!e) return nullptr;
+  uint64_t hash;
+  if (env.len < kShort) {
+    hash = Hasher::copy_short(e->data, data, static_cast<size_t>(env.len));
+  } else {
+    hash = copy_long(e->data, data, env.len);
+  }
+  link(ch, e, seq, hash);
+  return e;
 }
 
 uint8_t* SenderLog::reserve(int32_t dst, const Envelope& env) {
-  if (dst < 0 || bytes_ + env.len > limit_) return nullptr;
-  staged_ = LogEntry{};
-  staged_.env = env;
-  staged_.data = carve(env.len, &staged_.chunk);
-  if (!staged_.data) return nullptr;
-  reserved_ = true;
-  return staged_.data;
-}
-
-const LogEntry* SenderLog::commit(int32_t dst, uint64_t payload_hash) {
-  return commit(dst, next_seq(dst), payload_hash);
+  if (dst < 0 || env.len > limit_ - bytes_) return nullptr;
+  if (staged_) {  // an earlier reservation nobody committed: its room is lost
+    --chunks_[staged_->chunk].live;
+    staged_ = nullptr;
+  }
+  staged_ = carve(env);
+  return staged_ ? staged_->data : nullptr;
 }
 
 const LogEntry* SenderLog::commit(int32_t dst, uint64_t seq, uint64_t payload_hash) {
-  if (!reserved_) return nullptr;
+  if (!staged_ || dst < 0) return nullptr;
   Channel& ch = chan(dst);
   if (seq < ch.next) return nullptr;
-  reserved_ = false;
-  staged_.seq = seq;
-  ch.next = seq + 1;
-  staged_.checksum = envelope_checksum(payload_hash, staged_.env.ctx, staged_.env.tag, staged_.env.len);
-  chunks_[staged_.chunk].live += staged_.env.len;
-  bytes_ += staged_.env.len;
-  ++count_;
-  ch.entries.push_back(staged_);
-  return &ch.entries.back();
-}
-
-const LogEntry* SenderLog::append(int32_t dst, const Envelope& env, const void* data) {
-  uint8_t* to = reserve(dst, env);
-  if (!to) return nullptr;
-  Hasher h;
-  h.update(to, data, env.len);
-  return commit(dst, h.digest());
-}
-
-uint64_t SenderLog::next_seq(int32_t dst) const {
-  if (dst < 0 || static_cast<size_t>(dst) >= chans_.size() || !chans_[static_cast<size_t>(dst)]) return 1;
-  return chans_[static_cast<size_t>(dst)]->next;
+  LogEntry* e = staged_;
+  staged_ = nullptr;
+  link(ch, e, seq, payload_hash);
+  return e;
 }
 
 const LogEntry* SenderLog::find(int32_t dst, uint64_t seq) const {
-  if (dst < 0 || static_cast<size_t>(dst) >= chans_.size() || !chans_[static_cast<size_t>(dst)]) return nullptr;
-  const auto& q = chans_[static_cast<size_t>(dst)]->entries;
-  if (q.empty() || seq < q.front().seq || seq > q.back().seq) return nullptr;
+  if (dst < 0 || static_cast<size_t>(dst) >= chans_.size()) return nullptr;
+  const Channel& c = chans_[static_cast<size_t>(dst)];
+  if (c.head == c.index.size()) return nullptr;
+  const uint64_t first = c.index[c.head]->seq;
+  if (seq < first || seq > c.index.back()->seq) return nullptr;
   // Entries are in increasing order, nearly always consecutive.
-  const uint64_t guess = seq - q.front().seq;
-  if (guess < q.size() && q[guess].seq == seq) return &q[guess];
-  auto it = std::lower_bound(q.begin(), q.end(), seq, [](const LogEntry& e, uint64_t s) { return e.seq < s; });
-  return it != q.end() && it->seq == seq ? &*it : nullptr;
+  const uint64_t guess = c.head + (seq - first);
+  if (guess < c.index.size() && c.index[guess]->seq == seq) return c.index[guess];
+  auto it = std::lower_bound(c.index.begin() + static_cast<std::ptrdiff_t>(c.head), c.index.end(), seq,
+                             [](const LogEntry* e, uint64_t s) { return e->seq < s; });
+  return it != c.index.end() && (*it)->seq == seq ? *it : nullptr;
 }
 
 void SenderLog::release(const LogEntry& e) {
-  Chunk& c = chunks_[e.chunk];
-  c.live -= e.env.len;
+  const uint32_t at = e.chunk;
+  Chunk& c = chunks_[at];
   bytes_ -= e.env.len;
   --count_;
-  // A chunk nobody uses any more goes back to the kernel, unless it is the
-  // one appends are filling.
-  if (c.live == 0 && e.chunk + 1 != chunks_.size() && c.base) {
+  // A chunk nobody uses any more is kept populated as the spare (the next
+  // new chunk: no page faults), or goes back to the kernel; never the one
+  // appends are filling.
+  if (--c.live > 0 || at + 1 == chunks_.size() || !c.base) return;
+  if (!spare_.base && c.size == kChunkBytes) {
+    spare_ = Chunk{c.base, c.size, 0, 0};
+  } else {
     munmap(c.base, c.size);
     mapped_ -= c.size;
-    c.base = nullptr;
   }
+  c.base = nullptr;
 }
 
 void SenderLog::drop_before(int32_t dst, uint64_t seq) {
-  if (dst < 0 || static_cast<size_t>(dst) >= chans_.size() || !chans_[static_cast<size_t>(dst)]) return;
-  auto& q = chans_[static_cast<size_t>(dst)]->entries;
-  while (!q.empty() && q.front().seq < seq) {
-    release(q.front());
-    q.pop_front();
+  if (dst < 0 || static_cast<size_t>(dst) >= chans_.size()) return;
+  Channel& c = chans_[static_cast<size_t>(dst)];
+  while (c.head < c.index.size() && c.index[c.head]->seq < seq) release(*c.index[c.head++]);
+  // Forget the dropped pointers once they are most of the index.
+  if (c.head > 1024 && c.head * 2 > c.index.size()) {
+    c.index.erase(c.index.begin(), c.index.begin() + static_cast<std::ptrdiff_t>(c.head));
+    c.head = 0;
   }
 }
 

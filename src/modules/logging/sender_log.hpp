@@ -4,15 +4,17 @@
 // entries it has not consumed from here; part 2's garbage collection drops
 // what a receiver's checkpoint made useless (drop_before).
 //
-// Payloads live in large arena chunks (transparent huge pages where the
-// kernel gives them), not one allocation each: a 4 MiB message then costs
-// two page faults instead of a thousand. Memory is accounted per payload
-// byte against a limit (FTMPI_LOG_LIMIT); append refuses past it.
+// Entries (header and payload side by side) live in large arena chunks
+// (transparent huge pages where the kernel gives them), not one allocation
+// each: a small message costs a pointer bump, a 4 MiB one two page faults
+// instead of a thousand. A new chunk is populated in one call rather than
+// fault by fault, and a chunk garbage collection emptied is kept, already
+// populated, for the next ones (one spare) instead of going back to the
+// kernel. Memory is accounted per payload byte against a limit
+// (FTMPI_LOG_LIMIT); appends refuse past it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <memory>
 #include <vector>
 
 namespace ftmpi::logging {
@@ -28,9 +30,9 @@ struct Envelope {
 struct LogEntry {
   uint64_t seq = 0;
   Envelope env;
-  uint64_t checksum = 0;  // envelope_checksum of the payload
-  uint8_t* data = nullptr;  // env.len bytes in the arena
-  uint32_t chunk = 0;       // arena chunk holding data
+  uint64_t checksum = 0;    // envelope_checksum of the payload
+  uint8_t* data = nullptr;  // env.len bytes in the arena, right after the entry
+  uint32_t chunk = 0;       // arena chunk holding entry and data
 };
 
 class SenderLog {
@@ -40,29 +42,35 @@ class SenderLog {
   SenderLog(const SenderLog&) = delete;
   SenderLog& operator=(const SenderLog&) = delete;
 
-  // Copies `env.len` bytes from `data` (hashing them on the way) as the
-  // channel's next message. nullptr when the copy would pass the limit;
-  // nothing is logged then and the caller ends the job.
-  const LogEntry* append(int32_t dst, const Envelope& env, const void* data);
+  // Copies `env.len` bytes from `data` (hashing them on the way) as message
+  // `seq` of the channel (numbers only grow; p2p may skip one it withdrew
+  // before it left). nullptr when the copy would pass the limit or seq does
+  // not grow; nothing is logged then and the caller ends the job.
+  const LogEntry* append(int32_t dst, uint64_t seq, const Envelope& env, const void* data);
+  // The same as the channel's next message.
+  const LogEntry* append(int32_t dst, const Envelope& env, const void* data) {
+    return append(dst, next_seq(dst), env, data);
+  }
   // Appends a payload assembled by the caller in pieces: reserve, write the
-  // bytes, then commit with their checksum. Same limit rule. commit with a
-  // sequence number: the one p2p gave the message (numbers only grow; p2p
-  // may skip one it withdrew before it left); null if it does not grow.
+  // bytes, then commit with their hash (Hasher over the same bytes: the
+  // checksum equals append's). Same rules.
   uint8_t* reserve(int32_t dst, const Envelope& env);
-  const LogEntry* commit(int32_t dst, uint64_t payload_hash);
+  const LogEntry* commit(int32_t dst, uint64_t payload_hash) { return commit(dst, next_seq(dst), payload_hash); }
   const LogEntry* commit(int32_t dst, uint64_t seq, uint64_t payload_hash);
 
   // Sequence number the next append to dst gets.
-  uint64_t next_seq(int32_t dst) const;
+  uint64_t next_seq(int32_t dst) const {
+    return dst >= 0 && static_cast<size_t>(dst) < chans_.size() ? chans_[static_cast<size_t>(dst)].next : 1;
+  }
   // The entry with this sequence number, if still logged.
   const LogEntry* find(int32_t dst, uint64_t seq) const;
   // Entries of dst with sequence number >= from, in order.
   template <typename Fn>
   void for_each_from(int32_t dst, uint64_t from, Fn&& fn) const {
     if (dst < 0 || static_cast<size_t>(dst) >= chans_.size()) return;
-    if (!chans_[static_cast<size_t>(dst)]) return;
-    for (const LogEntry& e : chans_[static_cast<size_t>(dst)]->entries)
-      if (e.seq >= from) fn(e);
+    const Channel& c = chans_[static_cast<size_t>(dst)];
+    for (size_t i = c.head; i < c.index.size(); ++i)
+      if (c.index[i]->seq >= from) fn(*c.index[i]);
   }
   // Garbage collection: forgets dst's entries with sequence number < seq.
   void drop_before(int32_t dst, uint64_t seq);
@@ -70,31 +78,34 @@ class SenderLog {
   uint64_t bytes() const { return bytes_; }        // payload bytes logged
   uint64_t limit() const { return limit_; }
   uint64_t entries() const { return count_; }
-  uint64_t mapped() const { return mapped_; }      // arena bytes mapped
+  uint64_t mapped() const { return mapped_; }      // arena bytes mapped (spare chunk included)
 
  private:
   struct Channel {
     uint64_t next = 1;
-    std::deque<LogEntry> entries;
+    std::vector<LogEntry*> index;  // in sequence order from index[head]
+    size_t head = 0;               // entries before it were dropped
   };
   struct Chunk {
     uint8_t* base = nullptr;
     uint64_t size = 0;
     uint64_t used = 0;
-    uint64_t live = 0;  // payload bytes of entries still logged
+    uint64_t live = 0;  // entries still logged in it
   };
   Channel& chan(int32_t dst);
-  uint8_t* carve(uint64_t len, uint32_t* chunk);
+  LogEntry* carve(const Envelope& env);
+  bool new_chunk(uint64_t need);
+  void link(Channel& ch, LogEntry* e, uint64_t seq, uint64_t payload_hash);
   void release(const LogEntry& e);
 
   uint64_t limit_;
   uint64_t bytes_ = 0;
   uint64_t count_ = 0;
   uint64_t mapped_ = 0;
-  std::vector<std::unique_ptr<Channel>> chans_;  // entries never move: callers keep pointers
-  std::vector<Chunk> chunks_;
-  bool reserved_ = false;
-  LogEntry staged_;
+  std::vector<Channel> chans_;
+  std::vector<Chunk> chunks_;  // appends fill the last one
+  Chunk spare_;                // an emptied chunk kept populated for reuse
+  LogEntry* staged_ = nullptr;  // reserved, not committed
 };
 
 }  // namespace ftmpi::logging
