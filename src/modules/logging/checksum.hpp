@@ -1,9 +1,9 @@
 // Message checksums for divergence detection (spec/transparent-mode.md §6).
 // The sender hashes a payload while it copies it into its log, so a logged
-// message costs one pass over its bytes, not two. Four independent lanes keep
-// the multiplier pipeline full; the result depends only on the bytes and
+// message costs one pass over its bytes, not two. Eight independent lanes
+// hide the latency of each lane's multiply chain; the result depends only on the bytes and
 // their number, never on alignment or on how the bytes were cut into pieces.
-// A payload shorter than one 32-byte block is hashed a word at a time
+// A payload shorter than one 64-byte block is hashed a word at a time
 // without touching the lanes: small messages are the latency-bound case.
 #pragma once
 #include <cstddef>
@@ -15,20 +15,20 @@ namespace ftmpi::logging {
 class Hasher {
  public:
   explicit Hasher(uint64_t seed = 0) : seed_(seed) {
-    for (int i = 0; i < 4; ++i) lane_[i] = seed + kPrime[i];
+    for (int i = 0; i < kLanes; ++i) lane_[i] = seed + kPrime[i % 4] + static_cast<uint64_t>(i);
   }
   // Hashes n bytes of src; when dst is not null, copies them there too.
   void update(void* dst, const void* src, size_t n) {
     const auto* s = static_cast<const uint8_t*>(src);
     auto* d = static_cast<uint8_t*>(dst);
     size_t i = 0;
-    if (fill_ > 0) {  // finish the 32-byte block an earlier call left open
-      size_t take = n < 32 - fill_ ? n : 32 - fill_;
+    if (fill_ > 0) {  // finish the block an earlier call left open
+      size_t take = n < kBlock - fill_ ? n : kBlock - fill_;
       std::memcpy(tail_ + fill_, s, take);
       if (d) std::memcpy(d, s, take);
       fill_ += take;
       i = take;
-      if (fill_ < 32) {
+      if (fill_ < kBlock) {
         total_ += n;
         return;
       }
@@ -36,12 +36,12 @@ class Hasher {
       fill_ = 0;
     }
     if (d) {
-      for (; i + 32 <= n; i += 32) {
-        std::memcpy(d + i, s + i, 32);
+      for (; i + kBlock <= n; i += kBlock) {
+        std::memcpy(d + i, s + i, kBlock);
         block(s + i);
       }
     } else {
-      for (; i + 32 <= n; i += 32) block(s + i);
+      for (; i + kBlock <= n; i += kBlock) block(s + i);
     }
     if (i < n) {
       std::memcpy(tail_, s + i, n - i);
@@ -52,9 +52,9 @@ class Hasher {
   }
   uint64_t digest() const {
     uint64_t h = total_ * kPrime[0] + seed_;
-    if (total_ >= 32)
-      for (int k = 0; k < 4; ++k) h = mix(h ^ lane_[k]);
-    uint64_t w[4] = {0, 0, 0, 0};
+    if (total_ >= kBlock)
+      for (int k = 0; k < kLanes; ++k) h = mix(h ^ lane_[k]);
+    uint64_t w[kLanes] = {};
     std::memcpy(w, tail_, fill_);
     return finish(h, w, fill_);
   }
@@ -83,6 +83,8 @@ class Hasher {
   }
 
  private:
+  static constexpr int kLanes = 8;
+  static constexpr size_t kBlock = 8 * kLanes;
   static constexpr uint64_t kPrime[4] = {0x9E3779B185EBCA87ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull,
                                          0x27D4EB2F165667C5ull};
   static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
@@ -99,15 +101,18 @@ class Hasher {
     return mix(h);
   }
   void block(const uint8_t* p) {
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < kLanes; ++k) {
       uint64_t w;
       std::memcpy(&w, p + 8 * k, 8);
-      lane_[k] = rotl(lane_[k] + w * kPrime[1], 31) * kPrime[0];
+      // One multiply per word (the multiplier is what bounds the speed);
+      // each step is a bijection of the word, so a changed word always
+      // changes the lane, and the lanes are mixed in digest().
+      lane_[k] = rotl(lane_[k] + w, 31) * kPrime[0];
     }
   }
   uint64_t seed_;
-  uint64_t lane_[4];
-  uint8_t tail_[32] = {};
+  uint64_t lane_[kLanes];
+  uint8_t tail_[kBlock] = {};
   size_t fill_ = 0;
   uint64_t total_ = 0;
 };

@@ -4,13 +4,12 @@
 // entries it has not consumed from here; part 2's garbage collection drops
 // what a receiver's checkpoint made useless (drop_before).
 //
-// Entries (header and payload side by side) live in large arena chunks
-// (transparent huge pages where the kernel gives them), not one allocation
-// each: a small message costs a pointer bump, a 4 MiB one two page faults
-// instead of a thousand. A new chunk is populated in one call rather than
-// fault by fault, and a chunk garbage collection emptied is kept, already
-// populated, for the next ones (one spare) instead of going back to the
-// kernel. Memory is accounted per payload byte against a limit
+// Entries (header and payload side by side) live in large arena chunks,
+// not one allocation each: a small message costs a pointer bump and one
+// call that copies and hashes its bytes. First touch of log memory is the
+// cost of large messages: a chunk garbage collection emptied is kept,
+// already populated, as the next chunk (one spare) instead of going back to
+// the kernel. Memory is accounted per payload byte against a limit
 // (FTMPI_LOG_LIMIT); appends refuse past it.
 #pragma once
 #include <cstddef>
@@ -97,6 +96,7 @@ class SenderLog {
   bool new_chunk(uint64_t need);
   void link(Channel& ch, LogEntry* e, uint64_t seq, uint64_t payload_hash);
   void release(const LogEntry& e);
+  void retire(Chunk& c);
 
   uint64_t limit_;
   uint64_t bytes_ = 0;

@@ -319,6 +319,23 @@ TEST(Logger, LimitEndsTheJobWithAClearMessage) {
   }
   ASSERT_NE(lg.reserve(1, Envelope{}), nullptr);
   EXPECT_THROW(lg.commit(1, 1, 0), Fatal);  // numbers only grow
+  // The one-piece path (contiguous payloads) refuses the same way.
+  std::vector<uint8_t> bytes(80, 3);
+  try {
+    lg.append(1, 2, env, bytes.data());
+    FAIL();
+  } catch (const Fatal& f) {
+    EXPECT_NE(std::string(f.what()).find("FTMPI_LOG_LIMIT"), std::string::npos);
+  }
+  env.len = 20;
+  ASSERT_NE(lg.append(1, 2, env, bytes.data()), nullptr);
+  EXPECT_EQ(lg.log().bytes(), 100u);
+  try {
+    lg.append(1, 2, Envelope{}, nullptr);
+    FAIL();
+  } catch (const Fatal& f) {
+    EXPECT_NE(std::string(f.what()).find("lost count"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -113,5 +113,75 @@ TEST(SenderLog, ZeroByteMessagesAreLogged) {
   EXPECT_NE(e->checksum, log.append(0, env(0, 8), nullptr)->checksum);
 }
 
+TEST(Checksum, ShortAndLongPathsAgreeAtEverySize) {
+  std::vector<uint8_t> b(200);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>(i * 13 + 1);
+  uint8_t out[32];
+  for (size_t n = 0; n <= b.size(); ++n) {
+    Hasher pieces;
+    pieces.update(nullptr, b.data(), n / 3);
+    pieces.update(nullptr, b.data() + n / 3, n - n / 3);
+    EXPECT_EQ(pieces.digest(), checksum(b.data(), n)) << n;
+    if (n < 32) {
+      EXPECT_EQ(Hasher::copy_short(out, b.data(), n), checksum(b.data(), n)) << n;
+      EXPECT_EQ(std::memcmp(out, b.data(), n), 0) << n;
+    }
+    if (n > 0) {  // every byte counts
+      std::vector<uint8_t> c(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n));
+      c[n - 1] ^= 0x80;
+      EXPECT_NE(checksum(c.data(), n), checksum(b.data(), n)) << n;
+      c[n - 1] ^= 0x80;
+      c[0] ^= 1;
+      EXPECT_NE(checksum(c.data(), n), checksum(b.data(), n)) << n;
+    }
+  }
+}
+
+TEST(SenderLog, AppendMatchesReserveCommitAtEverySize) {
+  SenderLog log(1 << 20);
+  std::vector<uint8_t> a(150);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<uint8_t>(i ^ 0x5a);
+  for (uint64_t n = 0; n <= a.size(); ++n) {
+    const LogEntry* f = log.append(1, env(n), a.data());
+    uint8_t* to = log.reserve(2, env(n));
+    ASSERT_NE(to, nullptr);
+    Hasher h;
+    h.update(to, a.data(), static_cast<size_t>(n));
+    const LogEntry* e = log.commit(2, h.digest());
+    ASSERT_NE(f, nullptr);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->checksum, f->checksum) << n;
+    EXPECT_EQ(std::memcmp(f->data, a.data(), static_cast<size_t>(n)), 0) << n;
+    EXPECT_EQ(f->env.len, n);
+  }
+  EXPECT_EQ(log.entries(), 2 * (a.size() + 1));
+}
+
+TEST(SenderLog, AppendRefusesASequenceNumberThatDoesNotGrow) {
+  SenderLog log(1 << 20);
+  uint8_t b[4] = {1, 2, 3, 4};
+  ASSERT_NE(log.append(0, 5, env(4), b), nullptr);  // p2p skipped 1..4 (withdrawn)
+  EXPECT_EQ(log.next_seq(0), 6u);
+  EXPECT_EQ(log.append(0, 5, env(4), b), nullptr);
+  EXPECT_EQ(log.entries(), 1u);
+  EXPECT_EQ(log.bytes(), 4u);
+  EXPECT_EQ(log.find(0, 5)->data[3], 4);
+}
+
+TEST(SenderLog, AnEmptiedChunkIsReusedInsteadOfMappingAnother) {
+  SenderLog log(1ull << 32);
+  std::vector<uint8_t> big(20u << 20, 7);
+  for (int i = 0; i < 3; ++i) ASSERT_NE(log.append(1, env(big.size()), big.data()), nullptr);  // chunk 1 full
+  ASSERT_NE(log.append(1, env(big.size()), big.data()), nullptr);                              // chunk 2
+  const uint64_t mapped = log.mapped();
+  log.drop_before(1, 4);  // chunk 1 emptied: kept as the spare
+  EXPECT_EQ(log.mapped(), mapped);
+  for (int i = 0; i < 5; ++i) ASSERT_NE(log.append(1, env(big.size()), big.data()), nullptr);
+  EXPECT_EQ(log.mapped(), mapped);  // 2 more in chunk 2, 3 in the spare: nothing mapped
+  EXPECT_EQ(log.find(1, 9)->data[(20u << 20) - 1], 7);
+  EXPECT_EQ(log.find(1, 4)->data[0], 7);
+  EXPECT_EQ(log.entries(), 6u);
+}
+
 }  // namespace
 }  // namespace ftmpi::logging
