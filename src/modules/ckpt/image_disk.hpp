@@ -1,0 +1,39 @@
+// The disk store (spec/checkpoint-image.md §5): image files of one job in a
+// directory, named by job, rank and checkpoint number. An image is written
+// under a temporary name and renamed when complete, so a half-written image
+// is never taken for a whole one; the older image of a rank is removed only
+// after the newer one is complete.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "modules/ckpt/image.hpp"
+
+namespace ftmpi::ckpt {
+
+class DiskStore {
+ public:
+  DiskStore(std::string dir, std::string job) : dir_(std::move(dir)), job_(std::move(job)) {}
+  // Creates the directory (and its parents) if needed.
+  Error prepare() const;
+  // <dir>/<job>.r<rank>.c<number>.img
+  std::string path_of(int rank, uint64_t number) const;
+  // A new temporary file for image `number` of `rank` (descriptor, close-on-exec).
+  Result<int> begin(int rank, uint64_t number) const;
+  // Flushes and closes `fd`, renames the temporary file to its final name,
+  // then removes the rank's older images.
+  Error commit(int fd, int rank, uint64_t number) const;
+  // Closes `fd` and removes the temporary file (a capture that failed).
+  void abandon(int fd, int rank, uint64_t number) const;
+  // The highest complete image number of `rank`, or 0 if there is none.
+  uint64_t latest(int rank) const;
+  // Removes every image and temporary file of the job (the normal end of a
+  // job that does not keep its images); the directory stays.
+  Error remove_job() const;
+
+ private:
+  std::string temp_path(int rank, uint64_t number) const;
+  std::string dir_, job_;
+};
+
+}  // namespace ftmpi::ckpt

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Process image cases (tests/ckpt/CMakeLists.txt): capture, SIGKILL, restore.
+
+usage: ckpt_cases.py CASE PROGRAM VICTIM VICTIM_FTMPI
+PROGRAM captures itself; VICTIM and VICTIM_FTMPI are the two builds (for the
+wrong-binary case). Every case asserts the restored output byte for byte
+against a run without checkpoint, or the exact refusal.
+"""
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+
+RESTORE_FAILED = 70
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(argv, env=None, pass_fds=(), timeout=90):
+    full = dict(os.environ)
+    full.pop("FTMPI_CKPT_RESTORE", None)
+    full.update(env or {})
+    return subprocess.run(argv, env=full, pass_fds=pass_fds, capture_output=True, timeout=timeout)
+
+
+def restore(prog, image_ref, out, pass_fds=()):
+    # The restorer: the same binary, address randomisation off from its first
+    # instruction (the load-time hook runs before main), image named in the env.
+    return run(["setarch", "x86_64", "-R", prog, "plain", out], env={"FTMPI_CKPT_RESTORE": image_ref},
+               pass_fds=pass_fds)
+
+
+def expected(prog, tmp):
+    out = os.path.join(tmp, "expected.txt")
+    r = run([prog, "plain", out])
+    if r.returncode != 0:
+        fail("plain run exited %d: %s" % (r.returncode, r.stderr.decode()))
+    with open(out, "rb") as f:
+        return f.read(), r.stdout
+
+
+def capture_to_disk(prog, tmp, out):
+    d = os.path.join(tmp, "images")
+    r = run([prog, "disk", d, out])
+    if r.returncode != -signal.SIGKILL:
+        fail("capturing run should end by SIGKILL, got %d: %s" % (r.returncode, r.stderr.decode()))
+    if b"image saved" not in r.stderr:
+        fail("no 'image saved' from the capturing run: %s" % r.stderr.decode())
+    names = sorted(os.listdir(d))
+    if names != ["victim.r0.c1.img"]:
+        fail("disk store holds %s, expected exactly victim.r0.c1.img" % names)
+    return os.path.join(d, names[0])
+
+
+def check_restored(r, out, want_file, want_stdout):
+    if r.returncode != 0:
+        fail("restored process exited %d: %s" % (r.returncode, r.stderr.decode()))
+    if r.stdout != want_stdout.replace(b"victim done", b"victim done (resumed)"):
+        fail("restored stdout %r" % r.stdout)
+    with open(out, "rb") as f:
+        got = f.read()
+    if got != want_file:
+        fail("restored output differs from the run without checkpoint (%d vs %d bytes)" % (len(got), len(want_file)))
+
+
+def check_refused(r, words):
+    if r.returncode != RESTORE_FAILED:
+        fail("restore should be refused with exit %d, got %d: %s" % (RESTORE_FAILED, r.returncode, r.stderr.decode()))
+    err = r.stderr.decode()
+    if "ftmpi: cannot restore checkpoint image" not in err or not all(w in err for w in words):
+        fail("refusal message lacks %s: %r" % (words, err))
+    print("refused as expected: " + err.strip())
+
+
+def main():
+    case, prog, victim, victim_ftmpi = sys.argv[1:5]
+    with tempfile.TemporaryDirectory(prefix="ckpt-") as tmp:
+        want_file, want_stdout = expected(prog, tmp)
+        out = os.path.join(tmp, "out.txt")
+        if case == "disk" or case == "twice":
+            image = capture_to_disk(prog, tmp, out)
+            for _ in range(2 if case == "twice" else 1):
+                check_restored(restore(prog, image, out), out, want_file, want_stdout)
+        elif case == "socket":
+            a, b = socket.socketpair()
+            chunks = []
+
+            def drain():
+                while True:
+                    data = a.recv(1 << 20)
+                    if not data:
+                        return
+                    chunks.append(data)
+
+            t = threading.Thread(target=drain)
+            t.start()
+            r = run([prog, "fd", str(b.fileno()), out], pass_fds=(b.fileno(),))
+            b.close()
+            t.join()
+            a.close()
+            if r.returncode != -signal.SIGKILL:
+                fail("capturing run should end by SIGKILL, got %d: %s" % (r.returncode, r.stderr.decode()))
+            stream = b"".join(chunks)
+            print("image stream: %d bytes" % len(stream))
+            a, b = socket.socketpair()
+
+            def feed():
+                try:
+                    a.sendall(stream)
+                except OSError:
+                    pass
+                a.close()
+
+            t = threading.Thread(target=feed)
+            t.start()
+            r = restore(prog, str(b.fileno()), out, pass_fds=(b.fileno(),))
+            b.close()
+            t.join()
+            check_restored(r, out, want_file, want_stdout)
+        elif case == "corrupt":
+            image = capture_to_disk(prog, tmp, out)
+            with open(out, "rb") as f:
+                before = f.read()
+            size = os.path.getsize(image)
+            for where, words in ((size // 2, ["corrupt"]), (100, ["corrupt"]), (3, ["bad magic"])):
+                bad = os.path.join(tmp, "bad.img")
+                with open(image, "rb") as f:
+                    data = bytearray(f.read())
+                data[where] ^= 0x40
+                with open(bad, "wb") as f:
+                    f.write(data)
+                check_refused(restore(prog, bad, out), words)
+                with open(out, "rb") as f:
+                    if f.read() != before:
+                        fail("a refused restore changed the program's output file")
+        elif case == "torn":
+            image = capture_to_disk(prog, tmp, out)
+            for keep in (os.path.getsize(image) // 2, os.path.getsize(image) - 1, 20):
+                torn = os.path.join(tmp, "torn.img")
+                with open(image, "rb") as f:
+                    data = f.read()[:keep]
+                with open(torn, "wb") as f:
+                    f.write(data)
+                check_refused(restore(prog, torn, out), ["torn"])
+        elif case == "wrong_binary":
+            image = capture_to_disk(prog, tmp, out)
+            other = victim_ftmpi if os.path.samefile(prog, victim) else victim
+            check_refused(restore(other, image, out), ["the image was taken from"])
+            # Randomised addresses are refused too.
+            r = run([prog, "plain", out], env={"FTMPI_CKPT_RESTORE": image})
+            check_refused(r, ["address randomisation"])
+        elif case == "threads":
+            r = run([prog, "threads", os.path.join(tmp, "images"), out])
+            if r.returncode != 5 or b"threads; only a single-threaded process can be captured" not in r.stderr:
+                fail("capture with two threads should be refused, got %d: %r" % (r.returncode, r.stderr))
+        else:
+            fail("unknown case " + case)
+    print("PASS " + case)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,197 @@
+// A program that captures itself in the middle of a computation
+// (tests/ckpt/ckpt_cases.py). It holds tens of MiB of heap (large blocks and
+// many small nodes), a deep stack of frames with checked contents, globals in
+// .data and .bss, a file being written through stdio, a signal handler and a
+// blocked signal. After the capture the original scribbles over its state and
+// kills itself; a restored process must finish with exactly the output of a
+// run without checkpoint.
+//
+//   ckpt_victim plain OUT            no checkpoint (the expected output)
+//   ckpt_victim disk DIR OUT         image to DIR through the disk store
+//   ckpt_victim fd N OUT             image written to inherited descriptor N
+//   ckpt_victim threads DIR OUT      starts a thread first: capture must refuse
+#include <signal.h>
+#include <sys/personality.h>
+#include <unistd.h>
+
+#include <cfenv>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "modules/ckpt/image.hpp"
+#include "modules/ckpt/image_disk.hpp"
+
+namespace {
+
+constexpr int kDepth = 3000;          // frames of ~1 KiB: a 3 MiB stack
+constexpr size_t kBlocks = 40;        // 40 MiB in large blocks
+constexpr size_t kBlockWords = (1u << 20) / 8;
+constexpr int kNodes = 50000;         // small allocations
+
+uint64_t g_table[1 << 16];            // .bss
+char g_label[32] = "ckpt-victim";     // .data
+volatile sig_atomic_t g_usr1 = 0;
+
+std::vector<std::vector<uint64_t>>* g_blocks;
+std::map<int, std::string>* g_nodes;
+FILE* g_out;
+const char* g_mode;
+const char* g_target;
+int g_resumed = 0;
+
+void on_usr1(int) { g_usr1 = g_usr1 + 1; }
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 31;
+  x *= 0x7fb5d329728ea185ull;
+  x ^= x >> 27;
+  return x;
+}
+
+uint64_t digest() {
+  uint64_t h = 1;
+  for (auto& b : *g_blocks)
+    for (uint64_t w : b) h = mix(h ^ w);
+  for (auto& [k, v] : *g_nodes) h = mix(h ^ static_cast<uint64_t>(k) ^ std::hash<std::string>{}(v));
+  for (uint64_t w : g_table) h = mix(h ^ w);
+  return h;
+}
+
+void scribble() {
+  for (auto& b : *g_blocks) std::fill(b.begin(), b.end(), 0xdeadbeefull);
+  g_nodes->clear();
+  std::memset(g_table, 0xab, sizeof g_table);
+  std::strcpy(g_label, "scribbled");
+  std::fputs("GARBAGE", g_out);
+  std::fflush(g_out);
+}
+
+void checkpoint() {
+  std::string mode = g_mode;
+  if (mode == "plain") return;
+  if (mode == "threads") {
+    std::thread t([] { ::pause(); });
+    t.detach();
+    ::usleep(10000);
+  }
+  int fd = -1;
+  ftmpi::ckpt::DiskStore store(g_target, "victim");
+  if (mode == "disk" || mode == "threads") {
+    ftmpi::ckpt::Error e = store.prepare();
+    auto r = store.begin(0, 1);
+    if (!e.ok() || !r.ok()) {
+      std::fprintf(stderr, "victim: %s%s\n", e.what.c_str(), r.ok() ? "" : r.error().what.c_str());
+      std::exit(4);
+    }
+    fd = r.value();
+  } else {
+    fd = std::atoi(g_target);
+  }
+  auto c = ftmpi::ckpt::capture_self(fd);
+  if (!c.ok()) {
+    std::fprintf(stderr, "victim: %s\n", c.error().what.c_str());
+    std::exit(5);
+  }
+  if (c.value() == ftmpi::ckpt::Captured::kResumed) {
+    g_resumed = 1;
+    return;
+  }
+  if (mode == "disk") {
+    ftmpi::ckpt::Error e = store.commit(fd, 0, 1);
+    if (!e.ok()) {
+      std::fprintf(stderr, "victim: %s\n", e.what.c_str());
+      std::exit(6);
+    }
+  } else {
+    ::close(fd);
+  }
+  std::fprintf(stderr, "victim: image saved\n");
+  scribble();
+  ::kill(::getpid(), SIGKILL);
+}
+
+// Each frame holds 1 KiB of values that depend on its depth, checked after
+// the deepest frame returns (in a restored process: after the resume).
+uint64_t descend(int depth) {
+  volatile uint64_t local[128];
+  for (int i = 0; i < 128; ++i) local[i] = mix(static_cast<uint64_t>(depth) * 131 + static_cast<uint64_t>(i));
+  uint64_t below = 0;
+  if (depth == kDepth) {
+    std::fprintf(g_out, "bottom reached at depth %d\n", depth);
+    checkpoint();
+    std::fprintf(g_out, "after the checkpoint\n");
+  } else {
+    below = descend(depth + 1);
+  }
+  for (int i = 0; i < 128; ++i) {
+    if (local[i] != mix(static_cast<uint64_t>(depth) * 131 + static_cast<uint64_t>(i))) {
+      std::fprintf(stderr, "victim: stack frame at depth %d corrupt\n", depth);
+      std::exit(3);
+    }
+  }
+  return mix(below ^ local[depth % 128]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: ckpt_victim plain OUT | disk DIR OUT | fd N OUT | threads DIR OUT\n");
+    return 2;
+  }
+  // Checkpointed processes run without address randomisation (as the
+  // daemon starts transparent ranks); re-exec once to get there.
+  if (!(::personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
+    ::personality(ADDR_NO_RANDOMIZE);
+    ::execv("/proc/self/exe", argv);
+    std::perror("victim: re-exec");
+    return 2;
+  }
+  g_mode = argv[1];
+  g_target = argc > 3 ? argv[2] : "";
+  const char* out_path = argv[argc - 1];
+  g_out = std::fopen(out_path, "w");
+  if (!g_out) {
+    std::perror(out_path);
+    return 2;
+  }
+  ::signal(SIGUSR1, on_usr1);
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGUSR2);
+  sigprocmask(SIG_BLOCK, &block, nullptr);
+  std::fesetround(FE_DOWNWARD);
+
+  g_blocks = new std::vector<std::vector<uint64_t>>(kBlocks);
+  uint64_t seed = 42;
+  for (auto& b : *g_blocks) {
+    b.resize(kBlockWords);
+    for (uint64_t& w : b) w = seed = mix(seed + 1);
+  }
+  g_nodes = new std::map<int, std::string>;
+  for (int i = 0; i < kNodes; ++i) (*g_nodes)[i * 7] = "node-" + std::to_string(static_cast<long long>(i) * i);
+  for (size_t i = 0; i < std::size(g_table); ++i) g_table[i] = mix(i);
+  std::fprintf(g_out, "%s start digest %016" PRIx64 "\n", g_label, digest());
+
+  uint64_t stack_value = descend(0);
+
+  // State that must have come back with the image.
+  ::raise(SIGUSR1);
+  sigset_t now;
+  sigprocmask(SIG_BLOCK, nullptr, &now);
+  volatile double third = 1.0;
+  third = third / 3.0;
+  std::fprintf(g_out, "%s stack %016" PRIx64 " digest %016" PRIx64 " usr1 %d usr2-blocked %d rounding-down %d third %.17g\n",
+               g_label, stack_value, digest(), static_cast<int>(g_usr1), sigismember(&now, SIGUSR2),
+               std::fegetround() == FE_DOWNWARD, static_cast<double>(third));
+  for (int i = 0; i < 1000; ++i) std::fprintf(g_out, "line %d %s\n", i, (*g_nodes)[i * 7].c_str());
+  std::fclose(g_out);
+  std::printf("victim done%s\n", g_resumed ? " (resumed)" : "");
+  return 0;
+}
