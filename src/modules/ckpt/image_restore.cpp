@@ -105,7 +105,8 @@ std::string load_image(int fd, Plan& p) {
   }
   uint64_t at = pick_free(p, p.image_len);
   if (at == 0) return "no free address range for the image outside its own regions";
-  void* m = file ? ::mmap(reinterpret_cast<void*>(at), p.image_len, PROT_READ, MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0)
+  void* m = file ? ::mmap(reinterpret_cast<void*>(at), p.image_len, PROT_READ,
+                          MAP_PRIVATE | MAP_FIXED_NOREPLACE | MAP_POPULATE, fd, 0)
                  : ::mmap(reinterpret_cast<void*>(at), p.image_len, PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
   if (m != reinterpret_cast<void*>(at)) return std::string("cannot map the image: ") + std::strerror(errno);

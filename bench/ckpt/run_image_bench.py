@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Capture and restore time per GiB of resident memory (spec/checkpoint-image.md).
+
+usage: run_image_bench.py BUILD_DIR [MIB ...] [--dir DIR] [--reps N]
+Captures ckpt_image_bench with MIB MiB of heap into a file in DIR (fsync'd),
+and into a socket read by this script into memory; then restores from the
+file and from a socket this script writes the stream into (the way the
+buddy checkpoint server serves a restorer). Restore time is from just
+before the restorer is started to the resumed process's first instruction
+after capture_self returned, exec and checks included, and the restorer's
+CPU time (user + system: less sensitive to a loaded machine). Prints the load.
+"""
+import argparse
+import os
+import socket
+import subprocess
+import threading
+import time
+
+
+def run(argv, env=None, pass_fds=()):
+    """(stdout, CPU seconds of the process: user + system)."""
+    p = subprocess.Popen(argv, env=env, pass_fds=pass_fds, stdout=subprocess.PIPE, text=True)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise SystemExit("%s exited %d" % (argv, p.returncode))
+    return out, ru.ru_utime + ru.ru_stime
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("mib", nargs="*", type=int, default=[256, 1024])
+    ap.add_argument("--dir", default="/tmp")
+    ap.add_argument("--reps", type=int, default=3)
+    a = ap.parse_args()
+    prog = os.path.join(a.build, "bench", "ckpt", "ckpt_image_bench")
+    print("load average before: %s" % open("/proc/loadavg").read().split()[:3])
+    for mib in a.mib:
+        for rep in range(a.reps):
+            path = os.path.join(a.dir, "ckpt-bench-%d.img" % os.getpid())
+            out, _ = run([prog, str(mib), "file", path])
+            cap_file = float(out.split()[1])
+            size = os.path.getsize(path)
+            # Capture into a socket drained into memory.
+            x, y = socket.socketpair()
+            parts = []
+
+            def drain():
+                while True:
+                    d = x.recv(1 << 22)
+                    if not d:
+                        return
+                    parts.append(d)
+
+            t = threading.Thread(target=drain)
+            t.start()
+            out, _ = run([prog, str(mib), "fd", str(y.fileno())], pass_fds=(y.fileno(),))
+            y.close()
+            t.join()
+            x.close()
+            cap_sock = float(out.split()[1])
+            stream = b"".join(parts)
+            # Restore from the file.
+            env = dict(os.environ, FTMPI_CKPT_RESTORE=path)
+            t0 = time.clock_gettime(time.CLOCK_MONOTONIC)
+            out, cpu_file = run(["setarch", "x86_64", "-R", prog, "0", "fd", "0"], env=env)
+            rest_file = float(out.split()[1]) - t0
+            # Restore from a socket.
+            x, y = socket.socketpair()
+            env = dict(os.environ, FTMPI_CKPT_RESTORE=str(y.fileno()))
+
+            def feed():
+                x.sendall(stream)
+                x.close()
+
+            t = threading.Thread(target=feed)
+            t0 = time.clock_gettime(time.CLOCK_MONOTONIC)
+            t.start()
+            out, cpu_sock = run(["setarch", "x86_64", "-R", prog, "0", "fd", "0"], env=env, pass_fds=(y.fileno(),))
+            rest_sock = float(out.split()[1]) - t0
+            y.close()
+            t.join()
+            os.unlink(path)
+            gib = size / float(1 << 30)
+            print("heap %5d MiB image %7.1f MiB | capture file %.3f s (%.2f s/GiB) socket %.3f s (%.2f s/GiB) | "
+                  "restore file %.3f s (%.2f s/GiB, CPU %.2f s/GiB) socket %.3f s (%.2f s/GiB, CPU %.2f s/GiB)" %
+                  (mib, size / 1048576.0, cap_file, cap_file / gib, cap_sock, cap_sock / gib, rest_file,
+                   rest_file / gib, cpu_file / gib, rest_sock, rest_sock / gib, cpu_sock / gib))
+    print("load average after: %s" % open("/proc/loadavg").read().split()[:3])
+
+
+if __name__ == "__main__":
+    main()
