@@ -10,6 +10,8 @@
 //   ckpt_victim disk DIR OUT         image to DIR through the disk store
 //   ckpt_victim fd N OUT             image written to inherited descriptor N
 //   ckpt_victim threads DIR OUT      starts a thread first: capture must refuse
+//   ckpt_victim buddy ADDR:PORT OUT  image to a buddy checkpoint server (secret
+//                                    in FTMPI_TEST_CKPT_SECRET, hex)
 #include <signal.h>
 #include <sys/personality.h>
 #include <unistd.h>
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "modules/ckpt/image.hpp"
+#include "modules/ckpt/image_buddy.hpp"
 #include "modules/ckpt/image_disk.hpp"
 
 namespace {
@@ -90,6 +93,18 @@ void checkpoint() {
       std::exit(4);
     }
     fd = r.value();
+  } else if (mode == "buddy") {
+    std::string t = g_target;
+    ftmpi::auth::Secret secret;
+    const char* hex = std::getenv("FTMPI_TEST_CKPT_SECRET");
+    if (!hex || !ftmpi::auth::from_hex(hex, secret)) std::exit(4);
+    auto r = ftmpi::ckpt::buddy_put_begin(t.substr(0, t.find(':')), static_cast<uint16_t>(std::stoi(t.substr(t.find(':') + 1))),
+                                          secret, 0, 1, 10000);
+    if (!r.ok()) {
+      std::fprintf(stderr, "victim: %s\n", r.error().what.c_str());
+      std::exit(4);
+    }
+    fd = r.value();
   } else {
     fd = std::atoi(g_target);
   }
@@ -104,6 +119,12 @@ void checkpoint() {
   }
   if (mode == "disk") {
     ftmpi::ckpt::Error e = store.commit(fd, 0, 1);
+    if (!e.ok()) {
+      std::fprintf(stderr, "victim: %s\n", e.what.c_str());
+      std::exit(6);
+    }
+  } else if (mode == "buddy") {
+    ftmpi::ckpt::Error e = ftmpi::ckpt::buddy_put_finish(fd, 10000);
     if (!e.ok()) {
       std::fprintf(stderr, "victim: %s\n", e.what.c_str());
       std::exit(6);
@@ -142,7 +163,7 @@ uint64_t descend(int depth) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: ckpt_victim plain OUT | disk DIR OUT | fd N OUT | threads DIR OUT\n");
+    std::fprintf(stderr, "usage: ckpt_victim plain OUT | disk DIR OUT | fd N OUT | threads DIR OUT | buddy ADDR:PORT OUT\n");
     return 2;
   }
   // Checkpointed processes run without address randomisation (as the

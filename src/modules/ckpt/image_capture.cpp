@@ -104,7 +104,9 @@ std::string prepare(int out_fd, CaptureWork& w) {
   // Opened before the file list is taken, so that it is not in it.
   w.pagemap_fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   if (w.pagemap_fd < 0) return std::string("cannot open /proc/self/pagemap: ") + std::strerror(errno);
-  e = own_open_files({out_fd, w.pagemap_fd}, m.files);
+  // 0, 1 and 2 belong to whoever starts the restorer (the daemon wires a new
+  // incarnation's output): they are not part of the image.
+  e = own_open_files({0, 1, 2, out_fd, w.pagemap_fd}, m.files);
   if (!e.empty()) return e;
   void* ws = ::mmap(nullptr, kWriterStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (ws == MAP_FAILED) return std::string("cannot map the writer's stack: ") + std::strerror(errno);
