@@ -25,6 +25,12 @@ ALLOWED = {
     "fortran": [],
     "api": ["modules", "ftmodes", "comm/ops", "coll", "p2p", "comm/model", "rte", "dtype", "transport", "base"],
 }
+# Files whose path starts with one of these may use only the listed modules
+# and files of the same prefix, whatever their folder allows: the process
+# image code of the checkpoint service knows nothing of MPI (DESIGN §8).
+NARROW = {
+    "modules/ckpt/image": ["base"],
+}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')
 
 
@@ -62,6 +68,10 @@ def main():
                         errors.append(f"{rel}:{lineno}: only src/api and src/fortran may include mpi.h")
                         continue
                     target = module_of(inc)
+                    narrow = next((p for p in NARROW if rel.startswith(p)), None)
+                    if narrow and target is not None and not inc.startswith(narrow) and target not in NARROW[narrow]:
+                        errors.append(f"{rel}:{lineno}: '{narrow}*' may use only {NARROW[narrow]}, not '{inc}'")
+                        continue
                     if target is None or target == mod:
                         continue
                     if target not in ALLOWED[mod]:
