@@ -87,6 +87,20 @@ def main():
             image = capture_to_disk(prog, tmp, out)
             for _ in range(2 if case == "twice" else 1):
                 check_restored(restore(prog, image, out), out, want_file, want_stdout)
+        elif case == "generations":
+            # A restored process captures again; its image restores too.
+            d = os.path.join(tmp, "images")
+            r = run([prog, "disk2", d, out])
+            if r.returncode != -signal.SIGKILL:
+                fail("capturing run should end by SIGKILL, got %d: %s" % (r.returncode, r.stderr.decode()))
+            r = restore(prog, os.path.join(d, "victim.r0.c1.img"), out)
+            if r.returncode != -signal.SIGKILL or b"image saved" not in r.stderr:
+                fail("restored process should capture image 2 and end by SIGKILL, got %d: %s" %
+                     (r.returncode, r.stderr.decode()))
+            names = sorted(os.listdir(d))
+            if names != ["victim.r0.c2.img"]:
+                fail("after image 2 the store should hold only it, holds %s" % names)
+            check_restored(restore(prog, os.path.join(d, names[0]), out), out, want_file, want_stdout)
         elif case == "socket":
             a, b = socket.socketpair()
             chunks = []

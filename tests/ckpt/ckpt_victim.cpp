@@ -9,9 +9,12 @@
 //   ckpt_victim plain OUT            no checkpoint (the expected output)
 //   ckpt_victim disk DIR OUT         image to DIR through the disk store
 //   ckpt_victim fd N OUT             image written to inherited descriptor N
+//   ckpt_victim disk2 DIR OUT        image 1 at the bottom of the stack, image 2
+//                                    near the end (a restored process captures again)
 //   ckpt_victim threads DIR OUT      starts a thread first: capture must refuse
 //   ckpt_victim buddy ADDR:PORT OUT  image to a buddy checkpoint server (secret
 //                                    in FTMPI_TEST_CKPT_SECRET, hex)
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/personality.h>
 #include <unistd.h>
@@ -75,9 +78,10 @@ void scribble() {
   std::fflush(g_out);
 }
 
-void checkpoint() {
+void checkpoint(uint64_t number) {
   std::string mode = g_mode;
-  if (mode == "plain") return;
+  if (mode == "plain" || (number == 2 && mode != "disk2")) return;
+  if (mode == "disk2") mode = "disk";
   if (mode == "threads") {
     std::thread t([] { ::pause(); });
     t.detach();
@@ -87,7 +91,7 @@ void checkpoint() {
   ftmpi::ckpt::DiskStore store(g_target, "victim");
   if (mode == "disk" || mode == "threads") {
     ftmpi::ckpt::Error e = store.prepare();
-    auto r = store.begin(0, 1);
+    auto r = store.begin(0, number);
     if (!e.ok() || !r.ok()) {
       std::fprintf(stderr, "victim: %s%s\n", e.what.c_str(), r.ok() ? "" : r.error().what.c_str());
       std::exit(4);
@@ -115,10 +119,23 @@ void checkpoint() {
   }
   if (c.value() == ftmpi::ckpt::Captured::kResumed) {
     g_resumed = 1;
+    // The captured process's environment is back; the restorer's is aside,
+    // and the image's descriptor is closed.
+    std::string ref;
+    for (const std::string& e : ftmpi::ckpt::restorer_environment())
+      if (e.rfind("FTMPI_CKPT_RESTORE=", 0) == 0) ref = e.substr(19);
+    if (std::getenv("FTMPI_CKPT_RESTORE") || ref.empty()) {
+      std::fprintf(stderr, "victim: environment after resume is wrong\n");
+      std::exit(7);
+    }
+    if (ref.find_first_not_of("0123456789") == std::string::npos && ::fcntl(std::stoi(ref), F_GETFD) != -1) {
+      std::fprintf(stderr, "victim: the image descriptor %s is still open\n", ref.c_str());
+      std::exit(7);
+    }
     return;
   }
   if (mode == "disk") {
-    ftmpi::ckpt::Error e = store.commit(fd, 0, 1);
+    ftmpi::ckpt::Error e = store.commit(fd, 0, number);
     if (!e.ok()) {
       std::fprintf(stderr, "victim: %s\n", e.what.c_str());
       std::exit(6);
@@ -145,7 +162,7 @@ uint64_t descend(int depth) {
   uint64_t below = 0;
   if (depth == kDepth) {
     std::fprintf(g_out, "bottom reached at depth %d\n", depth);
-    checkpoint();
+    checkpoint(1);
     std::fprintf(g_out, "after the checkpoint\n");
   } else {
     below = descend(depth + 1);
@@ -202,6 +219,10 @@ int main(int argc, char** argv) {
 
   uint64_t stack_value = descend(0);
 
+  // Heap changed after image 1, so that image 2 differs from it.
+  for (int i = 0; i < kNodes; i += 2) (*g_nodes)[i * 7] += "+";
+  (*g_blocks)[3][5] ^= 1;
+  checkpoint(2);
   // State that must have come back with the image.
   ::raise(SIGUSR1);
   sigset_t now;
