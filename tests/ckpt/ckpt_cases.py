@@ -22,18 +22,20 @@ def fail(msg):
     sys.exit(1)
 
 
-def run(argv, env=None, pass_fds=(), timeout=90):
+def run(argv, env=None, pass_fds=(), timeout=90, cwd=None):
     full = dict(os.environ)
     full.pop("FTMPI_CKPT_RESTORE", None)
     full.update(env or {})
-    return subprocess.run(argv, env=full, pass_fds=pass_fds, capture_output=True, timeout=timeout)
+    return subprocess.run(argv, env=full, pass_fds=pass_fds, capture_output=True, timeout=timeout,
+                          cwd=cwd or os.path.dirname(argv[-1]))
 
 
 def restore(prog, image_ref, out, pass_fds=()):
     # The restorer: the same binary, address randomisation off from its first
     # instruction (the load-time hook runs before main), image named in the env.
+    # Started elsewhere: the image brings its working directory back.
     return run(["setarch", "x86_64", "-R", prog, "plain", out], env={"FTMPI_CKPT_RESTORE": image_ref},
-               pass_fds=pass_fds)
+               pass_fds=pass_fds, cwd="/")
 
 
 def expected(prog, tmp):
@@ -63,6 +65,10 @@ def check_restored(r, out, want_file, want_stdout):
         fail("restored process exited %d: %s" % (r.returncode, r.stderr.decode()))
     if r.stdout != want_stdout.replace(b"victim done", b"victim done (resumed)"):
         fail("restored stdout %r" % r.stdout)
+    rel = os.path.join(os.path.dirname(out), "victim-relative.txt")
+    if not os.path.exists(rel):
+        fail("restored process did not resolve a relative path in its saved working directory")
+    os.unlink(rel)
     with open(out, "rb") as f:
         got = f.read()
     if got != want_file:

@@ -234,6 +234,11 @@ int main(int argc, char** argv) {
                std::fegetround() == FE_DOWNWARD, static_cast<double>(third));
   for (int i = 0; i < 1000; ++i) std::fprintf(g_out, "line %d %s\n", i, (*g_nodes)[i * 7].c_str());
   std::fclose(g_out);
+  // A relative path resolves in the captured process's working directory.
+  if (FILE* rel = std::fopen("victim-relative.txt", "w")) {
+    std::fputs("relative\n", rel);
+    std::fclose(rel);
+  }
   std::printf("victim done%s\n", g_resumed ? " (resumed)" : "");
   return 0;
 }

@@ -159,6 +159,7 @@ void encode_meta(const ImageMeta& m, std::vector<uint8_t>& out) {
     e.u64(f.offset);
     e.str(f.path);
   }
+  e.str(m.cwd);
 }
 
 std::string decode_meta(const uint8_t* p, size_t n, ImageMeta& m) {
@@ -215,6 +216,7 @@ std::string decode_meta(const uint8_t* p, size_t n, ImageMeta& m) {
     f.path = d.str(4096);
     m.files.push_back(std::move(f));
   }
+  m.cwd = d.str(4096);
   if (!d.done()) return "image metadata is truncated or has trailing bytes";
   return "";
 }
@@ -230,6 +232,9 @@ std::string exe_identity(ImageMeta& m) {
   m.exe_inode = st.st_ino;
   m.exe_size = static_cast<uint64_t>(st.st_size);
   m.exe_mtime_ns = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000ull + static_cast<uint64_t>(st.st_mtim.tv_nsec);
+  n = ::readlink("/proc/self/cwd", buf, sizeof buf - 1);
+  if (n < 0) return std::string("cannot read /proc/self/cwd: ") + std::strerror(errno);
+  m.cwd.assign(buf, static_cast<size_t>(n));
   return "";
 }
 

@@ -76,6 +76,7 @@ struct ImageMeta {
   uint64_t start_brk = 0, brk = 0;
   std::vector<Region> regions;
   std::vector<OpenFile> files;
+  std::string cwd;  // the working directory (relative paths must keep resolving)
 };
 
 void encode_meta(const ImageMeta& m, std::vector<uint8_t>& out);

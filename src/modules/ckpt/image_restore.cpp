@@ -333,6 +333,9 @@ std::string plan_contents(Plan& p) {
 }
 
 std::string plan_files(Plan& p) {
+  // The last step that can refuse: nothing else changes the process before the core.
+  if (::chdir(p.meta.cwd.c_str()) != 0)
+    return "cannot enter the working directory " + p.meta.cwd + ": " + std::strerror(errno);
   int high = 1024;
   for (const OpenFile& f : p.meta.files) high = std::max(high, f.fd + 1);
   for (const OpenFile& f : p.meta.files) {
