@@ -1,10 +1,11 @@
 // Capture and restore speed of a process with MIB MiB of resident heap
 // (bench/ckpt/run_image_bench.py drives it).
-//   ckpt_image_bench MIB file PATH   capture into a file (fsync'd), print seconds
+//   ckpt_image_bench MIB file PATH   capture into a file (fsync'd), print wall and CPU seconds
 //   ckpt_image_bench MIB fd N        capture into inherited descriptor N
 // A restored process prints "resumed T" with T its CLOCK_MONOTONIC time, and
 // checks the heap.
 #include <sys/personality.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -21,6 +22,12 @@ double now() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+double cpu() {
+  rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 }  // namespace
 
@@ -39,7 +46,7 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < bytes / 8; ++i) heap[i] = i * 0x9E3779B97F4A7C15ull;
   std::string how = argv[2];
   int fd = how == "file" ? ::open(argv[3], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : std::atoi(argv[3]);
-  double t0 = now();
+  double t0 = now(), c0 = cpu();
   auto r = ftmpi::ckpt::capture_self(fd);
   if (!r.ok()) {
     std::fprintf(stderr, "%s\n", r.error().what.c_str());
@@ -56,8 +63,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (how == "file") ::fsync(fd);
-  double t1 = now();
+  double t1 = now(), c1 = cpu();
   ::close(fd);
-  std::printf("captured %.6f\n", t1 - t0);
+  std::printf("captured %.6f %.6f\n", t1 - t0, c1 - c0);
   return 0;
 }

@@ -2,7 +2,8 @@
 """Capture and restore time per GiB of resident memory (spec/checkpoint-image.md).
 
 usage: run_image_bench.py BUILD_DIR [MIB ...] [--dir DIR] [--reps N]
-Captures ckpt_image_bench with MIB MiB of heap into a file in DIR (fsync'd),
+Figures are seconds per GiB of image, wall and CPU (user + system) of the
+capturing or restored process. Captures ckpt_image_bench with MIB MiB of heap into a file in DIR (fsync'd),
 and into a socket read by this script into memory; then restores from the
 file and from a socket this script writes the stream into (the way the
 buddy checkpoint server serves a restorer). Restore time is from just
@@ -42,7 +43,7 @@ def main():
         for rep in range(a.reps):
             path = os.path.join(a.dir, "ckpt-bench-%d.img" % os.getpid())
             out, _ = run([prog, str(mib), "file", path])
-            cap_file = float(out.split()[1])
+            cap_file, cpu_cap_file = float(out.split()[1]), float(out.split()[2])
             size = os.path.getsize(path)
             # Capture into a socket drained into memory.
             x, y = socket.socketpair()
@@ -61,7 +62,7 @@ def main():
             y.close()
             t.join()
             x.close()
-            cap_sock = float(out.split()[1])
+            cap_sock, cpu_cap_sock = float(out.split()[1]), float(out.split()[2])
             stream = b"".join(parts)
             # Restore from the file.
             env = dict(os.environ, FTMPI_CKPT_RESTORE=path)
@@ -85,10 +86,10 @@ def main():
             t.join()
             os.unlink(path)
             gib = size / float(1 << 30)
-            print("heap %5d MiB image %7.1f MiB | capture file %.3f s (%.2f s/GiB) socket %.3f s (%.2f s/GiB) | "
-                  "restore file %.3f s (%.2f s/GiB, CPU %.2f s/GiB) socket %.3f s (%.2f s/GiB, CPU %.2f s/GiB)" %
-                  (mib, size / 1048576.0, cap_file, cap_file / gib, cap_sock, cap_sock / gib, rest_file,
-                   rest_file / gib, cpu_file / gib, rest_sock, rest_sock / gib, cpu_sock / gib))
+            print("heap %5d MiB image %7.1f MiB | capture file %.2f s/GiB (CPU %.2f) socket %.2f s/GiB (CPU %.2f) | "
+                  "restore file %.2f s/GiB (CPU %.2f) socket %.2f s/GiB (CPU %.2f)" %
+                  (mib, size / 1048576.0, cap_file / gib, cpu_cap_file / gib, cap_sock / gib, cpu_cap_sock / gib,
+                   rest_file / gib, cpu_file / gib, rest_sock / gib, cpu_sock / gib))
     print("load average after: %s" % open("/proc/loadavg").read().split()[:3])
 
 

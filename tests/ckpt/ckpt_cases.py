@@ -85,7 +85,8 @@ def check_refused(r, words):
 
 
 def main():
-    case, prog, victim, victim_ftmpi = sys.argv[1:5]
+    case = sys.argv[1]
+    prog, victim, victim_ftmpi = (os.path.abspath(p) for p in sys.argv[2:5])
     with tempfile.TemporaryDirectory(prefix="ckpt-") as tmp:
         want_file, want_stdout = expected(prog, tmp)
         out = os.path.join(tmp, "out.txt")

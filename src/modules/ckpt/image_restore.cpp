@@ -55,6 +55,8 @@ struct Plan {
   uint64_t image_addr = 0, image_len = 0;  // where the image is readable now
   std::vector<Op> ops;
   std::vector<std::pair<uint64_t, uint64_t>> taken;  // ranges reserved for the restore itself
+  std::vector<uint8_t> keep;                           // by own mapping: an identical file mapping stays
+  size_t unmap_at = 0;
 };
 
 // A hole for `len` bytes outside the image's regions and this process's
@@ -200,13 +202,16 @@ std::string plan_layout(Plan& p) {
     return "the main stack ends at a different address here (address randomisation?)";
 
   // Every image region against what this process has there.
-  std::vector<uint8_t> keep(p.own.size(), 0);
+  std::vector<uint8_t>& keep = p.keep;
+  keep.assign(p.own.size(), 0);
   for (const Region& r : m.regions) {
     if (r.kind == RegionKind::kKernel) continue;
     for (size_t i = 0; i < p.own.size(); ++i) {
       const MapsLine& l = p.own[i];
       if (!overlaps(r.start, r.end, l.start, l.end)) continue;
-      if (same_mapping(l, r) && (r.kind == RegionKind::kFileView || r.kind == RegionKind::kData)) {
+      // An identical file mapping stays; an anonymous one is replaced even
+      // when identical, so that pages the image does not hold read as zero.
+      if (r.file_backed() && same_mapping(l, r) && (r.kind == RegionKind::kFileView || r.kind == RegionKind::kData)) {
         keep[i] = r.kind == RegionKind::kFileView ? 1 : 2;
         continue;
       }
@@ -220,28 +225,7 @@ std::string plan_layout(Plan& p) {
   // The heap: dropped whole, then re-grown, so pages the image does not hold read as zero.
   ops.push_back({OpCode::kBrk, -1, m.start_brk, 0, 0, 0, 0});
   if (m.brk != m.start_brk) ops.push_back({OpCode::kBrk, -1, m.brk, 0, 0, 0, 0});
-  // What this process has and the image does not goes away (not the heap,
-  // the kernel's mappings, nor the restore's own areas).
-  for (size_t i = 0; i < p.own.size(); ++i) {
-    const MapsLine& l = p.own[i];
-    if (keep[i] || l.path == "[heap]" || (!l.path.empty() && l.path[0] == '[' && l.path != "[stack]" &&
-                                          l.path.rfind("[anon:", 0) != 0))
-      continue;
-    bool restore_area = false;
-    for (auto& t : p.taken) restore_area |= overlaps(l.start, l.end, t.first, t.second);
-    if (restore_area) continue;
-    // The parts of l no image region covers.
-    uint64_t cur = l.start;
-    std::vector<std::pair<uint64_t, uint64_t>> cover;
-    for (const Region& r : m.regions)
-      if (overlaps(r.start, r.end, l.start, l.end)) cover.emplace_back(std::max(r.start, l.start), std::min(r.end, l.end));
-    std::sort(cover.begin(), cover.end());
-    for (auto& c : cover) {
-      if (c.first > cur) ops.push_back({OpCode::kUnmap, -1, cur, c.first - cur, 0, 0, 0});
-      cur = std::max(cur, c.second);
-    }
-    if (cur < l.end) ops.push_back({OpCode::kUnmap, -1, cur, l.end - cur, 0, 0, 0});
-  }
+  p.unmap_at = ops.size();  // plan_unmaps inserts here, last of all
   // Image regions into place.
   for (const Region& r : m.regions) {
     bool kept = false;
@@ -281,6 +265,43 @@ std::string plan_layout(Plan& p) {
         break;
     }
   }
+  return "";
+}
+
+// What this process has and the image does not goes away (not the heap, the
+// kernel's mappings, nor the restore's own areas). Computed last, from the
+// mappings as they are now: planning itself may have mapped memory.
+std::string plan_unmaps(Plan& p) {
+  std::vector<MapsLine> now;
+  std::string e = read_own_maps(now);
+  if (!e.empty()) return e;
+  const ImageMeta& m = p.meta;
+  std::vector<Op> unmaps;
+  for (const MapsLine& l : now) {
+    bool kept = false;
+    for (size_t i = 0; i < p.own.size(); ++i) {
+      const MapsLine& o = p.own[i];
+      kept |= p.keep[i] && o.start == l.start && o.end == l.end && o.inode == l.inode;
+    }
+    if (kept || l.path == "[heap]" || (!l.path.empty() && l.path[0] == '[' && l.path != "[stack]" &&
+                                       l.path.rfind("[anon:", 0) != 0))
+      continue;
+    bool restore_area = false;
+    for (auto& t : p.taken) restore_area |= overlaps(l.start, l.end, t.first, t.second);
+    if (restore_area) continue;
+    // The parts of l no image region covers.
+    uint64_t cur = l.start;
+    std::vector<std::pair<uint64_t, uint64_t>> cover;
+    for (const Region& r : m.regions)
+      if (overlaps(r.start, r.end, l.start, l.end)) cover.emplace_back(std::max(r.start, l.start), std::min(r.end, l.end));
+    std::sort(cover.begin(), cover.end());
+    for (auto& c : cover) {
+      if (c.first > cur) unmaps.push_back({OpCode::kUnmap, -1, cur, c.first - cur, 0, 0, 0});
+      cur = std::max(cur, c.second);
+    }
+    if (cur < l.end) unmaps.push_back({OpCode::kUnmap, -1, cur, l.end - cur, 0, 0, 0});
+  }
+  p.ops.insert(p.ops.begin() + static_cast<long>(p.unmap_at), unmaps.begin(), unmaps.end());
   return "";
 }
 
@@ -374,7 +395,8 @@ Error restore_from(int in_fd) {
     env += *v;
     env.push_back('\0');
   }
-  size_t n_ops_max = p.ops.size() + 70;
+  // Room for the unmaps (at most a few per mapping) and the signal operations.
+  size_t n_ops_max = p.ops.size() + 4 * (p.own.size() + 64) + 70;
   uint64_t data_off = kCoreStack + n_ops_max * sizeof(Op);
   uint64_t env_off = data_off + 65 * sizeof(KernelSigaction) + sizeof(stack_t) + 64;
   uint64_t work_len = page_up(env_off + env.size() + 1);
@@ -382,6 +404,7 @@ Error restore_from(int in_fd) {
   if (work == 0 || ::mmap(reinterpret_cast<void*>(work), work_len, PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != reinterpret_cast<void*>(work))
     return Error{"cannot map the restore's work area"};
+  p.taken.emplace_back(work, work + work_len);
   auto* base = reinterpret_cast<uint8_t*>(work);
   auto* acts = reinterpret_cast<KernelSigaction*>(base + data_off);
   for (int sig = 1; sig <= 64; ++sig) {
@@ -398,6 +421,11 @@ Error restore_from(int in_fd) {
   if (m.tid_offset >= 0) p.ops.push_back({OpCode::kSetTid, -1, m.fs_base + static_cast<uint64_t>(m.tid_offset), 0, 0, 0, 0});
   p.ops.push_back({OpCode::kFpu, -1, m.mxcsr, m.fpu_cw, 0, 0, 0});
   p.ops.push_back({OpCode::kSigmask, -1, m.sigmask, 0, 0, 0, 0});
+  e = plan_unmaps(p);
+  if (!e.empty() || p.ops.size() > n_ops_max) {
+    ::munmap(reinterpret_cast<void*>(work), work_len);
+    return Error{e.empty() ? "too many mappings to restore" : e};
+  }
   auto* ops = reinterpret_cast<Op*>(base + kCoreStack);
   std::copy(p.ops.begin(), p.ops.end(), ops);
   std::memcpy(base + env_off, env.data(), env.size());
