@@ -41,9 +41,13 @@ Err startable(MPI_Request h, p2p::Request** out, Why& w) {
 }
 
 Err start_one(p2p::Request* r, Why& w) {
-  if (r->kind == p2p::ReqKind::kRecv) return rt()->engine.start_recv(r);
+  if (r->kind == p2p::ReqKind::kRecv) {
+    rt()->engine.start_recv(r);
+    return Err::kOk;
+  }
   if (r->mode == p2p::SendMode::kBuffered) return start_buffered(r, w);
-  return rt()->engine.start_send(r);
+  rt()->engine.start_send(r);
+  return Err::kOk;
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 // or matched (too late: the send completes normally, and any ACK, CTS or FIN
 // the receiver sent precedes the reply). The two ids differ only for a
 // buffered send, whose message travels in an internal request.
-#include "p2p/engine.hpp"
+#include "p2p/engine_state.hpp"
 
 namespace ftmpi::p2p {
 
@@ -34,7 +34,7 @@ void Engine::cancel(Request* w) {
   }
   Peer& p = peer(w->peer_slot);
   if (!p.alive) return;
-  if (p.via == Via::kSelf) {
+  if (p.self) {
     if (!withdraw_unexpected(w->ctx, self_.slot, msg_id)) return;  // already received
     if (m && m->proto != Proto::kDone) {
       mark_withdrawn(m);

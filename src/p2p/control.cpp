@@ -17,7 +17,8 @@
 #include <cstring>
 
 #include "base/log.hpp"
-#include "p2p/engine.hpp"
+#include "p2p/engine_state.hpp"
+#include "p2p/frames.hpp"
 
 namespace ftmpi::p2p {
 
@@ -38,7 +39,7 @@ bool Engine::send_control(ProcId to, uint8_t id, const void* data, size_t len) {
   if (to.slot < 0 || static_cast<size_t>(to.slot) >= peers_.size()) return false;
   Peer& p = peer(to.slot);
   if (!p.alive || p.inc != to.incarnation) return false;
-  if (p.via == Via::kSelf) {
+  if (p.self) {
     const uint8_t* b = static_cast<const uint8_t*>(data);
     to_self_.push_back(Unclaimed{self_, id, std::vector<uint8_t>(b, b + len)});
     return true;
@@ -52,7 +53,7 @@ bool Engine::send_control(ProcId to, uint8_t id, const void* data, size_t len) {
   std::vector<uint8_t> frame(sizeof h + len);
   std::memcpy(frame.data(), &h, sizeof h);
   if (len) std::memcpy(frame.data() + sizeof h, data, len);
-  if (p.pending.empty() && try_send_raw(p, to.slot, frame.data(), frame.size())) return true;
+  if (p.pending.empty() && try_send_raw(p, frame.data(), frame.size())) return true;
   if (p.pending.empty()) pending_peers_.push_back(to.slot);
   Pending q;
   q.raw = std::move(frame);
@@ -60,18 +61,8 @@ bool Engine::send_control(ProcId to, uint8_t id, const void* data, size_t len) {
   return true;
 }
 
-bool Engine::try_send_raw(Peer& p, int32_t slot, const uint8_t* frame, size_t len) {
-  const size_t plen = len - sizeof(ControlHdr);
-  if (p.via == Via::kShm) {
-    uint8_t* rec = shm_.reserve(p.local, sizeof(ControlHdr), plen);
-    if (!rec) return false;
-    std::memcpy(transport::ShmTransport::hdr_ptr(rec), frame, sizeof(ControlHdr));
-    if (plen) std::memcpy(transport::ShmTransport::payload_ptr(rec, sizeof(ControlHdr)), frame + sizeof(ControlHdr), plen);
-    shm_.commit(p.local, rec, sizeof(ControlHdr), plen);
-    return true;
-  }
-  tcp_.send(slot, frame, sizeof(ControlHdr), plen ? frame + sizeof(ControlHdr) : nullptr, plen);
-  return true;
+bool Engine::try_send_raw(Peer& p, const uint8_t* frame, size_t len) {
+  return write_control(*p.link->tx, p.addr, frame, len);
 }
 
 void Engine::on_control(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen) {

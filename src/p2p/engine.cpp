@@ -8,14 +8,10 @@
 
 #include "base/log.hpp"
 #include "base/params.hpp"
+#include "p2p/engine_state.hpp"
 
 namespace ftmpi::p2p {
 namespace {
-// epoll data tags of the engine's own set.
-constexpr uint64_t kTagCtrl = 1;
-constexpr uint64_t kTagTcp = 2;
-constexpr uint64_t kTagDoorbell = 3;
-
 int online_cpus() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
@@ -24,10 +20,26 @@ int online_cpus() {
 }
 }  // namespace
 
-Engine::Engine() = default;
+// Transports exist from the start (inactive until open_links), so that
+// progress() and block() never need to ask.
+Engine::Engine() : links_(std::make_unique<Links>(*this)) {}
 
 Engine::~Engine() {
   if (epfd_ >= 0) ::close(epfd_);
+}
+
+int Engine::local_ranks() const {
+  if (links_->shm.active()) return links_->shm.ranks_in_use();
+  return static_cast<int>(std::count_if(boot_.local_slots.begin(), boot_.local_slots.end(),
+                                        [](int32_t s) { return s >= 0; }));
+}
+
+uint64_t Engine::shm_ring_bytes() const { return links_->shm.ring_bytes(); }
+
+bool Engine::alive(ProcId p) const {
+  if (p.slot < 0 || static_cast<size_t>(p.slot) >= peers_.size()) return false;
+  const Peer& q = peers_[static_cast<size_t>(p.slot)];
+  return q.alive && (q.inc == p.incarnation || (module_ && p.incarnation < q.inc));
 }
 
 Err Engine::init(rte::Client& client, const rte::BootInfo& boot) {
@@ -38,31 +50,17 @@ Err Engine::init(rte::Client& client, const rte::BootInfo& boot) {
   ncpus_ = online_cpus();
   spin_ns_ = static_cast<uint64_t>(params::get_int("FTMPI_SPIN_US", 100)) * 1000u;
   yield_when_crowded_ = params::get_int("FTMPI_P2P_YIELD", 1) != 0;
-  shm_eager_ = params::get_size("FTMPI_SHM_EAGER", 16u << 10);
-  tcp_eager_ = params::get_size("FTMPI_TCP_EAGER", 64u << 10);
-  tcp_chunk_ = params::get_size("FTMPI_TCP_CHUNK", 256u << 10);
   cma_ok_ = params::get_bool("FTMPI_CMA", true);
-  std::string want = params::get_str("FTMPI_TRANSPORT", "auto");  // auto | tcp
-
-  if (want != "tcp" && boot.local_slots.size() > 1) {
-    transport::ShmConfig cfg;
-    cfg.memfd = boot.shm_fd;
-    cfg.my_local = boot.local_index;
-    cfg.local_slots = boot.local_slots;
-    cfg.doorbells = boot.doorbell_fds;
-    if (Err e = shm_.init(cfg); !ok(e)) return e;
-    shm_eager_ = std::min<uint64_t>(shm_eager_, shm_.max_payload(sizeof(MatchHdr)));
-  }
-  if (!boot.singleton) {
-    if (Err e = tcp_.init(boot.tcp_bind_addr, boot.secret, self_); !ok(e)) return e;
-  }
+  epfd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epfd_ < 0) return Err::kIntern;
+  if (Err e = open_links(boot); !ok(e)) return e;
 
   rte::Card mine;
   mine.id = self_;
   mine.host = boot.host;
   mine.pid = static_cast<int32_t>(getpid());
-  mine.tcp_addr = tcp_.addr();
-  mine.tcp_port = tcp_.port();
+  mine.tcp_addr = links_->tcp.addr();
+  mine.tcp_port = links_->tcp.port();
   if (boot.singleton) {
     cards_.assign(1, mine);
   } else if (Err e = client.exchange_cards(mine, cards_); !ok(e)) {
@@ -84,44 +82,23 @@ Err Engine::init(rte::Client& client, const rte::BootInfo& boot) {
     const bool restarting = c.host < 0 && boot.modes.transparent_mode() && static_cast<int32_t>(s) != self_.slot;
     p.alive = c.host >= 0 || restarting;
     if (static_cast<int32_t>(s) == self_.slot) {
-      p.via = Via::kSelf;
+      p.self = true;
     } else if (restarting) {
-      p.via = Via::kNone;
       p.down = true;
       Pending gate;
       gate.gate = true;
       p.pending.push_back(std::move(gate));
       pending_peers_.push_back(static_cast<int32_t>(s));
-    } else if (c.host < 0) {
-      p.via = Via::kNone;  // dead when this (respawned) process started
-    } else if (int local = c.host == boot.host ? shm_.claim(c.id.slot, c.pid) : -1; local >= 0) {
-      p.via = Via::kShm;  // this host's, or moved here into a spare index
-      p.local = local;
-    } else {
-      p.via = Via::kTcp;
-      have_remote_ = true;
-      tcp_.set_peer(static_cast<int32_t>(s), c.tcp_addr, c.tcp_port);
+    } else if (c.host >= 0) {  // else dead when this (respawned) process started
+      connect_peer(static_cast<int32_t>(s), c);
     }
   }
 
   FTMPI_LOG(kDebug, "p2p", "engine up: slot %d, %zu local ranks (shm %s), %d cpus, spin %lu ns, remote peers %s",
-            self_.slot, boot.local_slots.size(), shm_.active() ? "on" : "off", ncpus_,
+            self_.slot, boot.local_slots.size(), links_->shm.active() ? "on" : "off", ncpus_,
             static_cast<unsigned long>(spin_ns_), have_remote_ ? "yes" : "no");
-  epfd_ = epoll_create1(EPOLL_CLOEXEC);
-  auto add = [&](int fd, uint64_t tag) {
-    if (fd < 0) return;
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u64 = tag;
-    epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
-  };
-  add(client.fd(), kTagCtrl);
-  add(tcp_.epoll_fd(), kTagTcp);
-  if (shm_.active()) add(shm_.doorbell_fd(), kTagDoorbell);
+  watch_fd(client.fd(), kWaitCtrl);
   scratch_.resize(64u << 10);
-  // Control frames must fit one ring record (they are never split).
-  max_control_ = 64u << 10;
-  if (shm_.active()) max_control_ = std::min<size_t>(max_control_, shm_.max_payload(sizeof(ControlHdr)));
   return Err::kOk;
 }
 
@@ -133,26 +110,26 @@ Err Engine::finalize() {
   // more: their receiver gave up too, and may already sit in its own fence.
   wait_until([this] {
     if (active_sends_ > abandoned_sends_ || !pending_peers_.empty() || !pushing_.empty()) return false;
-    for (size_t s = 0; s < peers_.size(); ++s)
-      if (peers_[s].via == Via::kTcp && tcp_.queued_bytes(static_cast<int32_t>(s)) > 0) return false;
+    for (const Peer& p : peers_)
+      if (p.link && !p.link->tx->drained(p.addr)) return false;
     return true;
   });
   Err e = boot_.singleton ? Err::kOk : client_->finalize();
-  shm_.shutdown();
-  tcp_.shutdown();
+  close_links();
   return e;
 }
 
-bool Engine::oversubscribed() const { return shm_.active() && shm_.awake_count() > ncpus_; }
+bool Engine::oversubscribed() const { return links_->shm.active() && links_->shm.awake_count() > ncpus_; }
 
 int Engine::progress() {
   int n = 0;
-  if (shm_.active()) n += shm_.poll(*this);
+  transport::ShmTransport& shm = links_->shm;
+  if (shm.active()) n += shm.poll(*links_);
   if (!pending_peers_.empty()) n += flush_pending();
   if (!pushing_.empty()) n += push_data();
   if (!to_self_.empty()) n += deliver_self_control();
-  if (have_remote_) n += tcp_.poll(*this);
-  if ((++tick_ & 63) == 0 || !shm_.active()) {
+  if (have_remote_) n += links_->tcp.poll(*links_);
+  if ((++tick_ & 63) == 0 || !shm.active()) {
     n += poll_fds(0);
     // Notices the client read while blocked (card exchange, fence) do not
     // make its socket readable again; a busy engine must see them too.
@@ -171,14 +148,14 @@ int Engine::poll_fds(int timeout_ms) {
   int handled = 0;
   for (int i = 0; i < n; ++i) {
     switch (evs[i].data.u64) {
-      case kTagCtrl:
+      case kWaitCtrl:
         client_->poll(*this);
         ++handled;
         break;
-      case kTagTcp:
-        handled += tcp_.poll(*this);
+      case kWaitTcp:
+        handled += links_->tcp.poll(*links_);
         break;
-      case kTagDoorbell:
+      case kWaitDoorbell:
         break;  // end_sleep() or the next shm poll takes care of it
     }
   }
@@ -192,9 +169,9 @@ void Engine::block() {
     client_->poll(*this);
     return;
   }
-  if (!shm_.prepare_sleep()) return;
+  if (!links_->shm.prepare_sleep()) return;
   poll_fds(-1);
-  shm_.end_sleep();
+  links_->shm.end_sleep();
 }
 
 Request* Engine::isend(const void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c,
@@ -347,7 +324,7 @@ void Engine::mark_dead(int32_t slot) {
   p.alive = false;
   ++failures_;
   p.pending.clear();
-  if (p.via == Via::kTcp) tcp_.drop_peer(slot);
+  disconnect_peer(p);
   // FT-MPI §5 rule 1: messages from and to dead processes are discarded.
   purge_unexpected_from(slot);
   fail_requests_of(slot, Err::kOther);

@@ -13,7 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -27,8 +27,6 @@
 #include "p2p/request.hpp"
 #include "p2p/wire.hpp"
 #include "rte/client/client.hpp"
-#include "transport/shm_transport.hpp"
-#include "transport/tcp_transport.hpp"
 
 namespace ftmpi::p2p {
 
@@ -82,25 +80,23 @@ struct ProbeResult {
   Err err = Err::kOk;  // kOther: the named source has failed and nothing of it is queued
 };
 
-class Engine final : public transport::Sink, public rte::EventSink {
+class Engine final : public rte::EventSink {
  public:
   Engine();
   ~Engine() override;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
   Err init(rte::Client& client, const rte::BootInfo& boot);
   Err finalize();
 
   ProcId self() const { return self_; }
-  int world_size() const { return static_cast<int>(peers_.size()); }
+  int world_size() const { return static_cast<int>(cards_.size()); }
   const rte::BootInfo& boot() const { return boot_; }
   const std::vector<rte::Card>& cards() const { return cards_; }
   uint32_t epoch() const { return epoch_; }
   // Ranks on this host (spare indices of the segment not taken do not count).
-  int local_ranks() const {
-    if (shm_.active()) return shm_.ranks_in_use();
-    return static_cast<int>(std::count_if(boot_.local_slots.begin(), boot_.local_slots.end(),
-                                          [](int32_t s) { return s >= 0; }));
-  }
+  int local_ranks() const;
   rte::Client& client() { return *client_; }
   void set_progress_hook(ProgressHook* h) { hook_ = h; }
 
@@ -135,8 +131,8 @@ class Engine final : public transport::Sink, public rte::EventSink {
   Request* request_at(uint32_t idx) const { return pool_.at(idx); }
   void release_request(Request* r) { pool_.release(r); }
   // `r` has data, comm, peer_rank, tag, ctx (and mode) filled in.
-  Err start_send(Request* r);
-  Err start_recv(Request* r);
+  void start_send(Request* r);
+  void start_recv(Request* r);
   // Shorthands for internal users (collectives, FT protocols): build and
   // start a request on context `ctx` of communicator `c`.
   // through_rings: a large message goes through the shared-memory rings in
@@ -147,7 +143,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   Request* isend(const void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c, uint64_t ctx,
                  int peer_rank, int tag, SendMode mode = SendMode::kStandard, bool through_rings = false);
   // Bytes of one shared-memory ring between two local ranks (0: none).
-  uint64_t shm_ring_bytes() const { return shm_.ring_bytes(); }
+  uint64_t shm_ring_bytes() const;
   Request* irecv(void* buf, size_t count, const dtype::TypeRef& type, comm::Communicator& c, uint64_t ctx,
                  int peer_rank, int tag);
   // Waits for all, releases them, and returns the first error (or kOk).
@@ -217,11 +213,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   // Is this process alive as far as the runtime has told us?
   // A module that hides failures keeps the communicators' old incarnations:
   // the slot's current incarnation stands for them.
-  bool alive(ProcId p) const {
-    if (p.slot < 0 || static_cast<size_t>(p.slot) >= peers_.size()) return false;
-    const Peer& q = peers_[static_cast<size_t>(p.slot)];
-    return q.alive && (q.inc == p.incarnation || (module_ && p.incarnation < q.inc));
-  }
+  bool alive(ProcId p) const;
 
   // One non-blocking pass over everything; returns the number of events.
   int progress();
@@ -257,10 +249,6 @@ class Engine final : public transport::Sink, public rte::EventSink {
   // Marks r complete and runs its completion callback.
   void complete(Request* r);
 
-  // transport::Sink
-  void on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload,
-                size_t plen) override;
-  void on_peer_lost(int32_t peer_slot) override;
   // rte::EventSink: the engine acts on these, then passes them on (a
   // failure the module hides is not passed on).
   void on_proc_failed(ProcId who, uint64_t event_seq) override;
@@ -277,29 +265,29 @@ class Engine final : public transport::Sink, public rte::EventSink {
   }
 
  private:
-  enum class Via : uint8_t { kNone, kSelf, kShm, kTcp };
-  struct Pending {
-    Request* req = nullptr;  // an EAGER or RTS to (re)build; else ctl or raw
-    CtlHdr ctl{};
-    std::vector<uint8_t> raw;  // non-empty: a CONTROL frame, header then payload
-    // Nothing from here on leaves: a send the module holds (release_held),
-    // or (gate) a peer whose failure the module hides (peer_restarted).
-    bool held = false;
-    bool gate = false;
-  };
-  struct Peer {
-    Via via = Via::kNone;
-    int local = -1;  // shm local index
-    uint32_t inc = 0;
-    int32_t pid = 0;
-    bool alive = true;
-    bool down = false;        // its failure is hidden: waiting for the next incarnation
-    uint64_t send_seq = 0;    // last channel sequence number sent to it
-    int awaiting_resend = 0;  // stale RTSs of it, matched or not (resume_from)
-    std::deque<Pending> pending;  // frames waiting for ring space, in order
-  };
+  // Defined in engine_state.hpp, which only src/p2p includes: the upper
+  // layers compile against none of the transports.
+  struct Link;
+  struct Links;
+  struct Pending;
+  struct Peer;
+  struct Held;
+  struct Unclaimed;
 
-  Peer& peer(int32_t slot) { return peers_[static_cast<size_t>(slot)]; }
+  // The transports (links.cpp): made by init(), given each peer's card by
+  // connect_peer() (at init and whenever the slot runs a new process), and
+  // closed by close_links(). Nothing else creates or destroys transport state.
+  Err open_links(const rte::BootInfo& boot);
+  void connect_peer(int32_t slot, const rte::Card& c);
+  void disconnect_peer(Peer& p);
+  void close_links();
+  // Adds `fd` to the epoll set a blocked call sleeps on (tags: engine_state.hpp).
+  void watch_fd(int fd, uint64_t tag);
+  // What the transports deliver (Links is their sink).
+  void on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen);
+  void on_peer_lost(int32_t peer_slot);
+
+  Peer& peer(int32_t slot);
   bool oversubscribed() const;
   uint64_t spin_budget(uint64_t now) const {
     return now - rndv_at_ns_ < kRndvWindowNs ? std::max(spin_ns_, kRndvSpinNs) : spin_ns_;
@@ -309,8 +297,8 @@ class Engine final : public transport::Sink, public rte::EventSink {
 
   // send side (send.cpp)
   void queue_send(Peer& p, int32_t slot, Request* r, bool held);
-  bool try_send_match(Peer& p, int32_t slot, Request* r);
-  bool try_send_ctl(Peer& p, int32_t slot, const CtlHdr& c);
+  bool try_send_match(Peer& p, Request* r);
+  bool try_send_ctl(Peer& p, const CtlHdr& c);
   void send_ctl(int32_t slot, const CtlHdr& c);
   void send_self(Request* r);
   int flush_pending();
@@ -351,7 +339,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   size_t replay_held();
 
   // control frames (control.cpp)
-  bool try_send_raw(Peer& p, int32_t slot, const uint8_t* frame, size_t len);
+  bool try_send_raw(Peer& p, const uint8_t* frame, size_t len);
   void on_control(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen);
   int deliver_self_control();
   void finalize_handlers();
@@ -377,8 +365,7 @@ class Engine final : public transport::Sink, public rte::EventSink {
   ProgressHook* hook_ = nullptr;
   ModuleSeam* module_ = nullptr;
 
-  transport::ShmTransport shm_;
-  transport::TcpTransport tcp_;
+  std::unique_ptr<Links> links_;
   MatchTable match_;
   RequestPool pool_;
   std::vector<Peer> peers_;
@@ -391,11 +378,6 @@ class Engine final : public transport::Sink, public rte::EventSink {
   // control frames
   ControlHandler* control_[kControlIds] = {};
   uint32_t closed_below_ = 0;  // epochs below are closed (close_epoch)
-  struct Unclaimed {
-    ProcId from;
-    uint8_t id;
-    std::vector<uint8_t> data;
-  };
   std::vector<Unclaimed> unclaimed_;  // for handler ids not registered yet
   std::vector<Unclaimed> to_self_;    // sent to this process, delivered by progress()
   size_t max_control_ = 0;
@@ -414,17 +396,10 @@ class Engine final : public transport::Sink, public rte::EventSink {
   bool yield_when_crowded_ = true;
   int ncpus_ = 1;
   bool cma_ok_ = true;
-  uint64_t shm_eager_ = 0;
-  uint64_t tcp_eager_ = 0;
-  uint64_t tcp_chunk_ = 0;
+  uint64_t self_eager_ = 0;  // messages to oneself up to this size are buffered
   std::vector<uint8_t> scratch_;
 
   // fault tolerance
-  struct Held {
-    int32_t slot;
-    std::vector<uint8_t> hdr;
-    std::vector<uint8_t> payload;
-  };
   std::vector<Held> held_;      // frames from a later incarnation or epoch than installed
   // Module on (transparent mode): messages a sender's CANCEL withdrew, by
   // (sender slot, sequence number), and the duplicates of those a restarted

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "base/log.hpp"
-#include "p2p/engine.hpp"
+#include "p2p/engine_state.hpp"
 
 namespace ftmpi::p2p {
 
@@ -40,7 +40,7 @@ bool Engine::announce_send(Peer& p, int32_t slot, Request* r) {
   e.sync = r->mode == SendMode::kSync;
   const SendVerdict v = module_->on_send(e, r->data);
   r->sum = e.sum;
-  if (v != SendVerdict::kHold || p.via == Via::kSelf) return false;
+  if (v != SendVerdict::kHold || p.self) return false;
   queue_send(p, slot, r, true);
   return true;
 }
@@ -106,7 +106,7 @@ void Engine::hide_failure(int32_t slot) {
   Peer& p = peer(slot);
   if (p.down || !p.alive) return;
   p.down = true;
-  if (p.via == Via::kTcp) tcp_.drop_peer(slot);
+  disconnect_peer(p);
   // A cancel answer from the dead incarnation will never come: the message
   // is sent again instead, and completes normally.
   std::vector<Request*> again;
@@ -164,7 +164,7 @@ void Engine::peer_restarted(const rte::Card& card) {
   Peer& p = peer(slot);
   // A slot that was restarting when this process started has its new
   // incarnation's id already, but no card yet (Engine::init).
-  const bool first_card = p.via == Via::kNone && card.id.incarnation == p.inc;
+  const bool first_card = !p.link && card.id.incarnation == p.inc;
   if (!p.down || (card.id.incarnation <= p.inc && !first_card)) return;
   install_peer(slot, card);
   std::erase_if(p.pending, [](const Pending& f) { return !f.req && f.raw.empty() && !f.gate; });

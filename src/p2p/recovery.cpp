@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "base/log.hpp"
-#include "p2p/engine.hpp"
+#include "p2p/engine_state.hpp"
 
 namespace ftmpi::p2p {
 
@@ -146,23 +146,7 @@ void Engine::install_peer(int32_t slot, const rte::Card& c) {
   p.pid = c.pid;
   p.alive = true;
   cards_[static_cast<size_t>(slot)] = c;
-  // On this host and in its segment (its own index, or a spare index a rank
-  // moved here from a lost host took): the rings are the ones a predecessor
-  // at that index used; frames left in them carry the old incarnation and
-  // are dropped. The replacement published its slot and pid before its card
-  // went out.
-  if (int local = c.host == boot_.host ? shm_.claim(slot, c.pid) : -1; local >= 0) {
-    if (p.via == Via::kTcp) tcp_.drop_peer(slot);
-    p.via = Via::kShm;
-    p.local = local;
-    FTMPI_LOG(kDebug, "p2p", "slot %d.%u reached through shared memory (local index %d)", slot, c.id.incarnation,
-              local);
-  } else {
-    if (p.via == Via::kTcp) tcp_.drop_peer(slot);
-    p.via = Via::kTcp;
-    have_remote_ = true;
-    tcp_.set_peer(slot, c.tcp_addr, c.tcp_port);
-  }
+  connect_peer(slot, c);
 }
 
 void Engine::install_recovery(const RecoveryInstall& in) {

@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "base/log.hpp"
-#include "p2p/engine.hpp"
+#include "p2p/engine_state.hpp"
 
 namespace ftmpi::p2p {
 namespace {
@@ -15,7 +15,7 @@ constexpr size_t kCmaBatch = 1024;  // IOV_MAX
 constexpr size_t kMaxRemoteBatch = 1024;
 }
 
-Err Engine::start_recv(Request* r) {
+void Engine::start_recv(Request* r) {
   r->kind = ReqKind::kRecv;
   if (r->persistent) pool_.renew(r);
   r->reset_outcome();
@@ -25,13 +25,13 @@ Err Engine::start_recv(Request* r) {
   if (r->peer_gone || (r->peer_rank >= 0 && r->peer_rank >= r->comm->peer_group().size())) {
     r->st_err = Err::kRequest;  // a persistent request whose peer a SHRINK recovery removed
     complete(r);
-    return Err::kOk;
+    return;
   }
   if (r->peer_rank == kProcNull) {
     r->st_source = kProcNull;
     r->st_tag = kAnyTag;
     complete(r);
-    return Err::kOk;
+    return;
   }
   if (r->peer_rank == kAnySource) {
     r->peer_slot = kAnySlot;
@@ -42,7 +42,7 @@ Err Engine::start_recv(Request* r) {
       r->st_source = kProcNull;
       r->st_tag = kAnyTag;
       complete(r);
-      return Err::kOk;
+      return;
     }
     r->peer_slot = src.slot;
     r->peer_inc = src.incarnation;
@@ -50,12 +50,12 @@ Err Engine::start_recv(Request* r) {
   MatchTable::Queues& q = match_.queues(r->ctx);
   if (Unexpected* u = match_.find_unexpected(q, r->peer_slot, r->tag, true, r->want_seq)) {
     match_unexpected(r, u);
-    return Err::kOk;
+    return;
   }
   if (r->peer_slot == kAnySlot && r->blocking && nobody_left_to_send(*r->comm)) {
     r->st_err = Err::kOther;  // nobody is left to send it (IGNORE)
     complete(r);
-    return Err::kOk;
+    return;
   }
   if (r->peer_slot != kAnySlot) {
     const Peer& p = peer(r->peer_slot);
@@ -64,12 +64,11 @@ Err Engine::start_recv(Request* r) {
       r->st_err = Err::kOther;
       r->failed_by_death = true;
       complete(r);
-      return Err::kOk;
+      return;
     }
   }
   r->proto = Proto::kPosted;
   match_.post(q, r);
-  return Err::kOk;
 }
 
 bool Engine::cancel_recv(Request* r) {
@@ -161,7 +160,7 @@ void Engine::deliver_rts(Request* r, const MatchHdr& h, const RtsInfo& info, con
   CtlHdr c{};
   c.sreq = h.sreq;
   c.rreq = r->id;
-  if (p.via == Via::kSelf) {
+  if (p.self) {
     Request* s = pool_.find(h.sreq);
     if (s) {
       for (uint64_t off = 0; off < want;) {
@@ -179,7 +178,7 @@ void Engine::deliver_rts(Request* r, const MatchHdr& h, const RtsInfo& info, con
     complete(r);
     return;
   }
-  if (want == 0 || (p.via == Via::kShm && info.niov > 0 && cma_ok_ && cma_read(r, info, iovs, want))) {
+  if (want == 0 || (p.link && p.link->cma && info.niov > 0 && cma_ok_ && cma_read(r, info, iovs, want))) {
     c.type = MsgType::kFin;
     send_ctl(h.src_slot, c);
     complete(r);
@@ -197,8 +196,7 @@ bool Engine::cma_read(Request* r, const RtsInfo& info, const uint8_t* iovs, uint
   if (!r->data.contig() && r->data.block_count(kCmaBatch + 1) > kCmaBatch) return false;
   std::vector<iovec> remote(info.niov);
   for (uint32_t i = 0; i < info.niov; ++i) {
-    RtsIov v;
-    std::memcpy(&v, iovs + i * sizeof v, sizeof v);
+    const RtsIov v = rts_iov(iovs, i);
     remote[i] = iovec{reinterpret_cast<void*>(v.addr), static_cast<size_t>(v.len)};
   }
   iovec local[kCmaBatch];

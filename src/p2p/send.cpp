@@ -5,12 +5,11 @@
 #include <algorithm>
 
 #include "base/log.hpp"
-#include "p2p/engine.hpp"
+#include "p2p/engine_state.hpp"
+#include "p2p/frames.hpp"
 
 namespace ftmpi::p2p {
 namespace {
-constexpr size_t kMaxRtsIov = 64;
-
 MatchHdr make_match(const Request& r, MsgType t, ProcId self, uint32_t epoch, uint32_t dst_inc, uint64_t len) {
   MatchHdr h{};
   h.type = t;
@@ -29,7 +28,7 @@ MatchHdr make_match(const Request& r, MsgType t, ProcId self, uint32_t epoch, ui
 }
 }  // namespace
 
-Err Engine::start_send(Request* r) {
+void Engine::start_send(Request* r) {
   r->kind = ReqKind::kSend;
   if (r->persistent) pool_.renew(r);
   r->reset_outcome();
@@ -40,20 +39,20 @@ Err Engine::start_send(Request* r) {
   if (r->peer_gone || r->peer_rank >= r->comm->peer_group().size()) {
     r->st_err = Err::kRequest;  // a persistent request whose peer a SHRINK recovery removed
     complete(r);
-    return Err::kOk;
+    return;
   }
   if (r->peer_rank == kProcNull) {
     r->st_source = kProcNull;
     r->st_tag = kAnyTag;
     complete(r);
-    return Err::kOk;
+    return;
   }
   const ProcId dst = r->comm->peer_group().at(r->peer_rank);
   if (!dst.valid()) {  // a BLANK rank behaves like MPI_PROC_NULL
     r->st_source = kProcNull;
     r->st_tag = kAnyTag;
     complete(r);
-    return Err::kOk;
+    return;
   }
   r->peer_slot = dst.slot;
   r->peer_inc = dst.incarnation;
@@ -66,19 +65,18 @@ Err Engine::start_send(Request* r) {
       r->st_err = Err::kOther;
       r->failed_by_death = true;
       complete(r);
-      return Err::kOk;
+      return;
     }
     r->peer_inc = p.inc;
   }
   r->seq = ++p.send_seq;
-  if (module_ && announce_send(p, dst.slot, r)) return Err::kOk;
-  if (p.via == Via::kSelf) {
+  if (module_ && announce_send(p, dst.slot, r)) return;
+  if (p.self) {
     send_self(r);
-    return Err::kOk;
+    return;
   }
-  if (p.pending.empty() && try_send_match(p, dst.slot, r)) return Err::kOk;
+  if (p.pending.empty() && try_send_match(p, r)) return;
   queue_send(p, dst.slot, r, false);
-  return Err::kOk;
 }
 
 void Engine::queue_send(Peer& p, int32_t slot, Request* r, bool held) {
@@ -90,89 +88,41 @@ void Engine::queue_send(Peer& p, int32_t slot, Request* r, bool held) {
   p.pending.push_back(std::move(f));
 }
 
-bool Engine::try_send_match(Peer& p, int32_t slot, Request* r) {
+bool Engine::try_send_match(Peer& p, Request* r) {
+  const Link& l = *p.link;
   const uint64_t len = r->data.bytes();
-  const bool sync = r->mode == SendMode::kSync;
-  if (p.via == Via::kShm) {
-    if (len <= shm_eager_) {
-      uint8_t* rec = shm_.reserve(p.local, sizeof(MatchHdr), len);
-      if (!rec) return false;
-      MatchHdr h = make_match(*r, MsgType::kEager, self_, epoch_, p.inc, len);
-      std::memcpy(transport::ShmTransport::hdr_ptr(rec), &h, sizeof h);
-      if (len) r->data.pack(0, transport::ShmTransport::payload_ptr(rec, sizeof h), len);
-      shm_.commit(p.local, rec, sizeof h, len);
-      if (sync) r->proto = Proto::kWaitAck;
-      else complete(r);
-      return true;
-    }
-    // Rendezvous: offer our memory for a single copy when it is a few blocks.
-    iovec iov[kMaxRtsIov];
-    size_t niov = 0;
-    if (cma_ok_ && !r->through_rings && r->data.block_count(kMaxRtsIov + 1) <= kMaxRtsIov) {
-      size_t got = 0;
-      niov = r->data.iovecs(0, iov, kMaxRtsIov, len, &got);
-      if (got != len) niov = 0;
-    }
-    size_t hlen = sizeof(MatchHdr) + sizeof(RtsInfo) + niov * sizeof(RtsIov);
-    uint8_t* rec = shm_.reserve(p.local, hlen, 0);
-    if (!rec) return false;
-    uint8_t* h = transport::ShmTransport::hdr_ptr(rec);
-    MatchHdr mh = make_match(*r, MsgType::kRts, self_, epoch_, p.inc, len);
-    RtsInfo info{static_cast<int32_t>(getpid()), static_cast<uint32_t>(niov)};
-    std::memcpy(h, &mh, sizeof mh);
-    std::memcpy(h + sizeof mh, &info, sizeof info);
-    for (size_t i = 0; i < niov; ++i) {
-      RtsIov v{reinterpret_cast<uint64_t>(iov[i].iov_base), iov[i].iov_len};
-      std::memcpy(h + sizeof mh + sizeof info + i * sizeof v, &v, sizeof v);
-    }
-    shm_.commit(p.local, rec, hlen, 0);
-    r->proto = Proto::kWaitCts;
-    rndv_at_ns_ = now_ns();
-    return true;
-  }
-  // TCP never refuses a frame: it queues what the socket does not take.
-  if (len <= tcp_eager_) {
-    MatchHdr h = make_match(*r, MsgType::kEager, self_, epoch_, p.inc, len);
-    const void* src = r->data.contig();
-    if (!src && len) {
-      if (scratch_.size() < len) scratch_.resize(len);
-      r->data.pack(0, scratch_.data(), len);
-      src = scratch_.data();
-    }
-    tcp_.send(slot, &h, sizeof h, src, len);
-    if (sync) r->proto = Proto::kWaitAck;
+  if (len <= l.eager) {
+    if (!write_eager(*l.tx, p.addr, make_match(*r, MsgType::kEager, self_, epoch_, p.inc, len), r->data)) return false;
+    if (r->mode == SendMode::kSync) r->proto = Proto::kWaitAck;
     else complete(r);
     return true;
   }
-  uint8_t hdr[sizeof(MatchHdr) + sizeof(RtsInfo)];
-  MatchHdr mh = make_match(*r, MsgType::kRts, self_, epoch_, p.inc, len);
-  RtsInfo info{static_cast<int32_t>(getpid()), 0};
-  std::memcpy(hdr, &mh, sizeof mh);
-  std::memcpy(hdr + sizeof mh, &info, sizeof info);
-  tcp_.send(slot, hdr, sizeof hdr, nullptr, 0);
+  // Rendezvous: offer our memory for a single copy when it is a few blocks.
+  iovec iov[kMaxRtsIov];
+  size_t niov = 0;
+  if (l.cma && cma_ok_ && !r->through_rings && r->data.block_count(kMaxRtsIov + 1) <= kMaxRtsIov) {
+    size_t got = 0;
+    niov = r->data.iovecs(0, iov, kMaxRtsIov, len, &got);
+    if (got != len) niov = 0;
+  }
+  if (!write_rts(*l.tx, p.addr, make_match(*r, MsgType::kRts, self_, epoch_, p.inc, len), static_cast<int32_t>(getpid()),
+                iov, niov))
+    return false;
   r->proto = Proto::kWaitCts;
   rndv_at_ns_ = now_ns();
   return true;
 }
 
-bool Engine::try_send_ctl(Peer& p, int32_t slot, const CtlHdr& ctl) {
+bool Engine::try_send_ctl(Peer& p, const CtlHdr& ctl) {
   CtlHdr c = ctl;
   c.dst_inc = p.inc;
-  if (p.via == Via::kShm) {
-    uint8_t* rec = shm_.reserve(p.local, sizeof c, 0);
-    if (!rec) return false;
-    std::memcpy(transport::ShmTransport::hdr_ptr(rec), &c, sizeof c);
-    shm_.commit(p.local, rec, sizeof c, 0);
-    return true;
-  }
-  tcp_.send(slot, &c, sizeof c, nullptr, 0);
-  return true;
+  return write_ctl(*p.link->tx, p.addr, c);
 }
 
 void Engine::send_ctl(int32_t slot, const CtlHdr& c) {
   Peer& p = peer(slot);
   if (!p.alive) return;
-  if (p.via == Via::kSelf) {
+  if (p.self) {
     // Stamped as try_send_ctl stamps it: the frame guard drops replies meant
     // for another incarnation, and a restarted process is not incarnation 0.
     CtlHdr own = c;
@@ -180,7 +130,7 @@ void Engine::send_ctl(int32_t slot, const CtlHdr& c) {
     on_frame(slot, reinterpret_cast<const uint8_t*>(&own), sizeof own, nullptr, 0);
     return;
   }
-  if (p.pending.empty() && try_send_ctl(p, slot, c)) return;
+  if (p.pending.empty() && try_send_ctl(p, c)) return;
   if (p.pending.empty()) pending_peers_.push_back(slot);
   Pending f;
   f.ctl = c;
@@ -199,7 +149,7 @@ void Engine::send_self(Request* r) {
   }
   auto* u = new Unexpected;
   u->hdr = h;
-  if (len <= shm_eager_ || len <= tcp_eager_) {
+  if (len <= self_eager_) {
     // Small self-messages are buffered so that a send to oneself before the
     // matching receive does not block, as users of other MPIs expect.
     u->hdr.type = MsgType::kEager;
@@ -221,9 +171,9 @@ int Engine::flush_pending() {
     while (!p.pending.empty()) {
       Pending& f = p.pending.front();
       if (f.held || f.gate) break;
-      bool sent = f.req            ? try_send_match(p, slot, f.req)
-                  : !f.raw.empty() ? try_send_raw(p, slot, f.raw.data(), f.raw.size())
-                                   : try_send_ctl(p, slot, f.ctl);
+      bool sent = f.req            ? try_send_match(p, f.req)
+                  : !f.raw.empty() ? try_send_raw(p, f.raw.data(), f.raw.size())
+                                   : try_send_ctl(p, f.ctl);
       if (!sent) break;
       p.pending.pop_front();
       ++n;
@@ -272,41 +222,7 @@ bool Engine::push_one(Request* r) {
   c.dst_inc = p.inc;
   c.sreq = r->id;
   c.rreq = r->remote_req;
-  if (p.via == Via::kShm) {
-    const uint64_t max_chunk = shm_.max_payload(sizeof c) / 2;
-    while (r->done_bytes < r->msg_len) {
-      uint64_t left = r->msg_len - r->done_bytes;
-      uint64_t want = std::min(left, max_chunk);
-      uint8_t* rec = shm_.reserve(p.local, sizeof c, want);
-      if (!rec) {
-        // Take what is free now rather than wait for a whole chunk.
-        uint64_t room = shm_.writable_payload(p.local, sizeof c);
-        if (room < std::min<uint64_t>(left, 4096)) return false;
-        want = std::min(left, room);
-        rec = shm_.reserve(p.local, sizeof c, want);
-        if (!rec) return false;
-      }
-      c.offset = r->done_bytes;
-      std::memcpy(transport::ShmTransport::hdr_ptr(rec), &c, sizeof c);
-      r->data.pack(r->done_bytes, transport::ShmTransport::payload_ptr(rec, sizeof c), want);
-      shm_.commit(p.local, rec, sizeof c, want);
-      r->done_bytes += want;
-    }
-    return true;
-  }
-  while (r->done_bytes < r->msg_len && tcp_.queued_bytes(r->xfer_slot) < 2 * tcp_chunk_) {
-    uint64_t want = std::min(r->msg_len - r->done_bytes, tcp_chunk_);
-    const uint8_t* src = r->data.contig() ? r->data.contig() + r->done_bytes : nullptr;
-    if (!src) {
-      if (scratch_.size() < want) scratch_.resize(want);
-      r->data.pack(r->done_bytes, scratch_.data(), want);
-      src = scratch_.data();
-    }
-    c.offset = r->done_bytes;
-    tcp_.send(r->xfer_slot, &c, sizeof c, src, want);
-    r->done_bytes += want;
-  }
-  return r->done_bytes == r->msg_len;
+  return write_data(*p.link->tx, p.addr, c, r->data, &r->done_bytes, r->msg_len, p.link->chunk);
 }
 
 int Engine::push_data() {

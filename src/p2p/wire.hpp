@@ -14,7 +14,9 @@
 //   CONTROL ControlHdr + payload             upper-layer protocol frame (control.cpp):
 //                                            no matching, no epochs, no purges
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace ftmpi::p2p {
 
@@ -67,11 +69,30 @@ struct RtsIov {
 static_assert(sizeof(RtsIov) == 16);
 
 // Follows MatchHdr in an RTS. niov > 0: the sender's data is readable with
-// process_vm_readv at these addresses (pairs of u64 addr, u64 len follow).
+// process_vm_readv at these addresses (niov RtsIov follow).
 struct RtsInfo {
   int32_t pid;
   uint32_t niov;
 };
+
+// The whole header of an RTS as the sender lays it out; only the first
+// niov entries of `iov` travel (rts_hdr_bytes).
+inline constexpr size_t kMaxRtsIov = 64;
+struct RtsHdr {
+  MatchHdr match;
+  RtsInfo info;
+  RtsIov iov[kMaxRtsIov];
+};
+static_assert(offsetof(RtsHdr, info) == 64 && offsetof(RtsHdr, iov) == 72);
+inline constexpr size_t rts_hdr_bytes(size_t niov) { return offsetof(RtsHdr, iov) + niov * sizeof(RtsIov); }
+
+// Entry i of the iovec list that follows RtsInfo in a received RTS (`iovs`
+// need not be aligned: TCP frames are not).
+inline RtsIov rts_iov(const uint8_t* iovs, size_t i) {
+  RtsIov v;
+  std::memcpy(&v, iovs + i * sizeof v, sizeof v);
+  return v;
+}
 
 struct CtlHdr {
   MsgType type;

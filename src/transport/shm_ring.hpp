@@ -71,12 +71,6 @@ class RingWriter {
     ctl_->tail.store(tail_, std::memory_order_release);
   }
   void mark_waiting() { ctl_->writer_waiting.store(1, std::memory_order_seq_cst); }
-  bool has_room(uint64_t rec) {
-    head_cache_ = ctl_->head.load(std::memory_order_acquire);
-    uint64_t pos = tail_ & mask_, to_end = size_ - pos;
-    uint64_t need = rec <= to_end ? rec : to_end + rec;
-    return size_ - (tail_ - head_cache_) >= need;
-  }
 
  private:
   static void write_rec_hdr(uint8_t* p, uint32_t plen, uint16_t hlen, uint16_t kind) {
@@ -128,11 +122,6 @@ class RingReader {
         ctl_->writer_waiting.exchange(0, std::memory_order_acq_rel))
       wake_writer = true;
     return n;
-  }
-  // Throws away everything queued (used when a peer's incarnation is replaced).
-  void discard_all() {
-    head_ = ctl_->tail.load(std::memory_order_acquire);
-    ctl_->head.store(head_, std::memory_order_release);
   }
 
  private:

@@ -119,6 +119,26 @@ void ShmTransport::commit(int peer, uint8_t* rec, size_t hlen, size_t plen) {
     ring_doorbell(peer);
 }
 
+bool ShmTransport::send(int peer, const void* hdr, size_t hlen, const Payload& p) {
+  uint8_t* rec = reserve(peer, hlen, p.len);
+  if (!rec) return false;
+  std::memcpy(hdr_ptr(rec), hdr, hlen);
+  p.write_to(payload_ptr(rec, hlen));
+  commit(peer, rec, hlen, p.len);
+  return true;
+}
+
+uint64_t ShmTransport::room(int peer, size_t hlen, uint64_t want) {
+  RingWriter& w = writer(peer);
+  uint64_t free = w.writable_payload(hlen);
+  if (free < want) {
+    w.mark_waiting();
+    // The reader may have freed space between our look and the mark.
+    free = w.writable_payload(hlen);
+  }
+  return free < want ? free : want;
+}
+
 int ShmTransport::poll(Sink& sink) {
   int n = 0;
   for (int peer : peers_) {
@@ -183,11 +203,6 @@ int ShmTransport::ranks_in_use() const {
   int n = 0;
   for (int32_t s : slots_) n += s >= 0;
   return n;
-}
-
-void ShmTransport::reset_peer(int peer) {
-  if (!base_ || peer == me_) return;
-  readers_[static_cast<size_t>(peer)].discard_all();
 }
 
 }  // namespace ftmpi::transport

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "base/err.hpp"
-#include "transport/frame.hpp"
 #include "transport/shm_ring.hpp"
+#include "transport/transport.hpp"
 
 namespace ftmpi::transport {
 
@@ -38,10 +38,10 @@ struct alignas(64) RankCtl {
   std::atomic<int32_t> slot;
 };
 
-class ShmTransport {
+class ShmTransport final : public Transport {
  public:
   ShmTransport() = default;
-  ~ShmTransport();
+  ~ShmTransport() override;
   ShmTransport(const ShmTransport&) = delete;
   ShmTransport& operator=(const ShmTransport&) = delete;
 
@@ -56,28 +56,39 @@ class ShmTransport {
   int32_t slot_of(int local) const { return slots_[static_cast<size_t>(local)]; }
   pid_t pid_of(int local) const { return ctl(local)->pid.load(std::memory_order_relaxed); }
   uint64_t ring_bytes() const { return active() ? ring_bytes_ : 0; }
-  uint64_t max_payload(size_t hlen) const { return writers_.empty() ? 0 : ring_bytes_ / 2 - kRecHdr - align8(hlen); }
+  uint64_t max_payload(size_t hlen) const override {
+    return writers_.empty() ? 0 : ring_bytes_ / 2 - kRecHdr - align8(hlen);
+  }
 
-  // Sending to local index `peer`: reserve() returns the record to fill
-  // (header at hdr_ptr, payload at payload_ptr) or nullptr when the ring is
-  // full (the reader will ring our doorbell once it frees space).
+  // Transport, peers named by local index. send() reserves, copies header
+  // and payload into the ring and commits; a full ring refuses the frame
+  // and marks us waiting (the reader will ring our doorbell once it frees
+  // space). Nothing is ever queued inside this process (drained() is always
+  // true), and there is no connection to close: the rings belong to the
+  // host's segment and outlive processes; the next process that claims the
+  // index uses them, and frames its predecessor left there carry the old
+  // incarnation, which the engine drops.
+  bool send(int peer, const void* hdr, size_t hlen, const Payload& p) override;
+  uint64_t room(int peer, size_t hlen, uint64_t want) override;
+  bool drained(int) const override { return true; }
+  void disconnect(int) override {}
+
+  // The same in two steps, for a writer that fills the record itself:
+  // reserve() returns the record (header at hdr_ptr, payload at
+  // payload_ptr) or nullptr when the ring is full.
   uint8_t* reserve(int peer, size_t hlen, size_t plen);
   static uint8_t* hdr_ptr(uint8_t* rec) { return rec + kRecHdr; }
   static uint8_t* payload_ptr(uint8_t* rec, size_t hlen) { return rec + kRecHdr + align8(hlen); }
   void commit(int peer, uint8_t* rec, size_t hlen, size_t plen);
-  // Payload bytes a frame with this header could carry right now (pipelining).
-  uint64_t writable_payload(int peer, size_t hlen) { return writer(peer).writable_payload(hlen); }
 
   // Delivers every queued frame to the sink; returns how many.
-  int poll(Sink& sink);
+  int poll(Sink& sink) override;
   // Sleep protocol: returns false if frames are already waiting (do not sleep).
   bool prepare_sleep();
   void end_sleep();
   int doorbell_fd() const { return doorbells_.empty() ? -1 : doorbells_[static_cast<size_t>(me_)]; }
   // Local ranks not asleep in the kernel right now (including me).
   int awake_count() const;
-  // Forget everything queued from / to a local peer whose process was replaced.
-  void reset_peer(int peer);
   // The local index of process (slot, pid) if it runs in this segment (a
   // spare it took, or its own index), else -1.
   int claim(int32_t slot, int32_t pid);

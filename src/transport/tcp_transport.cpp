@@ -181,6 +181,24 @@ void TcpTransport::send(int32_t slot, const void* hdr, size_t hlen, const void* 
   }
 }
 
+bool TcpTransport::send(int peer, const void* hdr, size_t hlen, const Payload& p) {
+  const void* bytes = p.bytes;
+  if (!bytes && p.len) {
+    if (scratch_.size() < p.len) scratch_.resize(p.len);
+    p.write_to(scratch_.data());
+    bytes = scratch_.data();
+  }
+  send(static_cast<int32_t>(peer), hdr, hlen, bytes, p.len);
+  return true;
+}
+
+uint64_t TcpTransport::room(int peer, size_t hlen, uint64_t want) {
+  if (queued_bytes(peer) >= queue_limit_) return 0;
+  return std::min<uint64_t>(want, max_payload(hlen));
+}
+
+uint64_t TcpTransport::max_payload(size_t hlen) const { return kMaxFrame - kWireHdr - hlen; }
+
 size_t TcpTransport::queued_bytes(int32_t slot) const {
   auto it = out_.find(slot);
   if (it == out_.end()) return 0;
@@ -204,7 +222,7 @@ void TcpTransport::fail(Conn& c, Sink* sink, const char* why) {
   }
 }
 
-void TcpTransport::drop_peer(int32_t slot) {
+void TcpTransport::disconnect(int slot) {
   for (auto& c : conns_) {
     if (c->peer == slot && c->st != Conn::St::kDead) {
       c->st = Conn::St::kDead;

@@ -25,16 +25,16 @@
 #include "base/auth.hpp"
 #include "base/err.hpp"
 #include "base/proc_id.hpp"
-#include "transport/frame.hpp"
+#include "transport/transport.hpp"
 
 namespace ftmpi::transport {
 
-class TcpTransport {
+class TcpTransport final : public Transport {
  public:
   static constexpr size_t kMaxFrame = 64u << 20;
 
   TcpTransport();
-  ~TcpTransport();
+  ~TcpTransport() override;
   TcpTransport(const TcpTransport&) = delete;
   TcpTransport& operator=(const TcpTransport&) = delete;
 
@@ -49,9 +49,20 @@ class TcpTransport {
   // Never blocks: what the socket does not take now is copied and queued.
   void send(int32_t slot, const void* hdr, size_t hlen, const void* payload, size_t plen);
   size_t queued_bytes(int32_t slot) const;
-  int poll(Sink& sink);
-  // Closes both directions with this peer (it died or was replaced).
-  void drop_peer(int32_t slot);
+  // room() offers nothing to a peer with this many bytes or more queued.
+  void set_queue_limit(size_t bytes) { queue_limit_ = bytes; }
+
+  // Transport, peers named by slot. send() never refuses a frame (it
+  // queues what the socket does not take); a payload made by `fill` is
+  // packed into a scratch buffer first. room() is what keeps a stream of
+  // frames from queueing without bound. disconnect() closes both directions
+  // with the peer (it died or was replaced).
+  bool send(int peer, const void* hdr, size_t hlen, const Payload& p) override;
+  uint64_t room(int peer, size_t hlen, uint64_t want) override;
+  uint64_t max_payload(size_t hlen) const override;
+  bool drained(int peer) const override { return queued_bytes(peer) == 0; }
+  void disconnect(int peer) override;
+  int poll(Sink& sink) override;
 
  private:
   struct Conn;
@@ -90,6 +101,8 @@ class TcpTransport {
   std::unordered_map<int32_t, Conn*> out_;  // my connection to each peer
   std::vector<std::unique_ptr<Conn>> conns_;
   std::vector<int32_t> lost_;  // peers whose connection broke outside poll()
+  std::vector<uint8_t> scratch_;  // payloads packed by Payload::fill
+  size_t queue_limit_ = 512u << 10;
   bool need_reap_ = false;
 };
 
