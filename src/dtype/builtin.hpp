@@ -60,8 +60,6 @@ enum class Builtin : uint8_t {
 
 inline constexpr int kNumBuiltins = 38;
 
-constexpr bool is_builtin_id(int id) { return id >= 1 && id <= kNumBuiltins; }
-
 // Classes of MPI-1.2 §4.9.2 (which reductions apply), plus the types that
 // are not numbers: characters, MPI_PACKED and the MPI_LB / MPI_UB markers.
 enum class Kind : uint8_t {

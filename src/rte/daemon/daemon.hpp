@@ -83,7 +83,6 @@ class Daemon : public RankListener, public LeaderOutput {
   // A DOWN frame from the parent, or a log fill from a child (`from_child`).
   void on_down(const proto::Down& m, Connection* from_child);
   void forward_down(const std::vector<uint8_t>& encoded, Connection* except);
-  void send_up_now(const std::vector<uint8_t>& encoded_up);
   void to_leader(const std::vector<uint8_t>& frame);
   void to_daemon(int32_t host, const std::vector<uint8_t>& frame) override;
   void to_all_daemons(const std::vector<uint8_t>& frame) override;

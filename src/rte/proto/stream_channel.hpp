@@ -18,7 +18,6 @@ class StreamChannel {
   StreamChannel& operator=(const StreamChannel&) = delete;
 
   int fd() const { return fd_; }
-  bool is_open() const { return fd_ >= 0; }
   void close();
 
   enum class Io { kOk, kEof, kError };
