@@ -10,11 +10,10 @@
 
 namespace ftmpi::transport {
 namespace {
-constexpr uint64_t kCtlArea = 4096;
 constexpr uint64_t kRingBlock = sizeof(RingCtl);
 
 uint64_t rings_offset(size_t nlocal) {
-  return (kCtlArea + nlocal * sizeof(RankCtl) + 4095) & ~uint64_t{4095};
+  return (kShmCtlArea + nlocal * sizeof(RankCtl) + 4095) & ~uint64_t{4095};
 }
 }  // namespace
 
@@ -30,10 +29,6 @@ uint64_t ShmTransport::default_ring_bytes(size_t nlocal) {
 
 uint64_t ShmTransport::segment_size(size_t nlocal, uint64_t ring_bytes) {
   return rings_offset(nlocal) + nlocal * nlocal * (kRingBlock + ring_bytes);
-}
-
-RankCtl* ShmTransport::ctl(int local) const {
-  return reinterpret_cast<RankCtl*>(base_ + kCtlArea + static_cast<size_t>(local) * sizeof(RankCtl));
 }
 
 RingCtl* ShmTransport::ring_ctl(int from, int to) const {
@@ -99,7 +94,9 @@ void ShmTransport::ring_doorbell(int peer) {
   (void)rc;  // EAGAIN means the counter is already non-zero: the peer will wake
 }
 
-uint8_t* ShmTransport::reserve(int peer, size_t hlen, size_t plen) {
+// Shared by reserve()/commit() and by send(), which does both in one call
+// (the small-message path: one call per frame, these inlined into it).
+inline uint8_t* ShmTransport::reserve_record(int peer, size_t hlen, size_t plen) {
   RingWriter& w = writer(peer);
   uint64_t rec = RingWriter::record_size(hlen, plen);
   uint8_t* p = w.reserve(rec);
@@ -111,7 +108,7 @@ uint8_t* ShmTransport::reserve(int peer, size_t hlen, size_t plen) {
   return p;
 }
 
-void ShmTransport::commit(int peer, uint8_t* rec, size_t hlen, size_t plen) {
+inline void ShmTransport::commit_record(int peer, uint8_t* rec, size_t hlen, size_t plen) {
   writer(peer).publish(rec, static_cast<uint32_t>(plen), static_cast<uint16_t>(hlen));
   std::atomic_thread_fence(std::memory_order_seq_cst);
   RankCtl* c = ctl(peer);
@@ -119,12 +116,16 @@ void ShmTransport::commit(int peer, uint8_t* rec, size_t hlen, size_t plen) {
     ring_doorbell(peer);
 }
 
+uint8_t* ShmTransport::reserve(int peer, size_t hlen, size_t plen) { return reserve_record(peer, hlen, plen); }
+
+void ShmTransport::commit(int peer, uint8_t* rec, size_t hlen, size_t plen) { commit_record(peer, rec, hlen, plen); }
+
 bool ShmTransport::send(int peer, const void* hdr, size_t hlen, const Payload& p) {
-  uint8_t* rec = reserve(peer, hlen, p.len);
+  uint8_t* rec = reserve_record(peer, hlen, p.len);
   if (!rec) return false;
   std::memcpy(hdr_ptr(rec), hdr, hlen);
   p.write_to(payload_ptr(rec, hlen));
-  commit(peer, rec, hlen, p.len);
+  commit_record(peer, rec, hlen, p.len);
   return true;
 }
 

@@ -32,6 +32,9 @@ struct ShmConfig {
   uint64_t ring_bytes = 0;           // 0: choose from the number of local ranks
 };
 
+// Segment bytes before the array of RankCtl (one per local index).
+inline constexpr uint64_t kShmCtlArea = 4096;
+
 struct alignas(64) RankCtl {
   std::atomic<uint32_t> sleeping;
   std::atomic<int32_t> pid;   // 0: never used (a spare); published after slot
@@ -96,7 +99,11 @@ class ShmTransport final : public Transport {
   int ranks_in_use() const;
 
  private:
-  RankCtl* ctl(int local) const;
+  RankCtl* ctl(int local) const {
+    return reinterpret_cast<RankCtl*>(base_ + kShmCtlArea + static_cast<size_t>(local) * sizeof(RankCtl));
+  }
+  uint8_t* reserve_record(int peer, size_t hlen, size_t plen);
+  void commit_record(int peer, uint8_t* rec, size_t hlen, size_t plen);
   RingCtl* ring_ctl(int from, int to) const;
   uint8_t* ring_data(int from, int to) const;
   RingWriter& writer(int peer) { return writers_[static_cast<size_t>(peer)]; }
