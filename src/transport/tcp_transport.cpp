@@ -156,7 +156,13 @@ void TcpTransport::send(int32_t slot, const void* hdr, size_t hlen, const void* 
   size_t written = 0, total = kWireHdr + hlen + plen;
   if (c->out_off == c->out.size()) {
     iovec iov[3] = {{wh, kWireHdr}, {const_cast<void*>(hdr), hlen}, {const_cast<void*>(payload), plen}};
-    ssize_t w = ::writev(c->fd, iov, plen ? 3 : 2);
+    // sendmsg, not writev: only send* take MSG_NOSIGNAL, and a peer that
+    // reset the connection must not kill us with SIGPIPE before the runtime
+    // says it died.
+    msghdr m{};
+    m.msg_iov = iov;
+    m.msg_iovlen = plen ? 3 : 2;
+    ssize_t w = ::sendmsg(c->fd, &m, MSG_NOSIGNAL);
     if (w < 0 && errno != EAGAIN && errno != EINTR) {
       fail(*c, nullptr, strerror(errno));
       return;
