@@ -28,6 +28,11 @@ ALLOWED = {
     "ftmpi::coll::catalog(ftmpi::coll::CollOp)::all": "constant: the algorithm catalog",
     "ftmpi::dtype::builtin_type(ftmpi::dtype::Builtin)::table": "constant: the builtin datatype objects",
     "ftmpi::logging::InChannels::kNone": "constant: the empty channel record",
+    # The process image (src/modules/ckpt/image*) is restored before main(),
+    # when no Runtime exists; the image records these objects' addresses.
+    "ftmpi::ckpt::g_capture_point": "process image: the registers capture_self saved, at an address the image names",
+    "ftmpi::ckpt::g_resume": "process image: what the restorer hands the resumed process (environment, descriptors)",
+    "ftmpi::ckpt::(anonymous namespace)::g_restorer_env": "process image: the restorer's environment, read after resume",
 }
 
 # Objects the compiler and the C runtime make (not the library's state).
