@@ -33,9 +33,12 @@ ALLOWED = {
     "comm/ops": ["coll", "p2p", "comm/model", "dtype", "base"],
     "ftmodes": ["comm/ops", "coll", "p2p", "comm/model", *RTE_LIB, "dtype", "base"],
     "modules": ["ftmodes", "comm/ops", "coll", "p2p", "comm/model", *RTE_LIB, "dtype", "base"],
+    # Transparent mode: checkpoints build on message logging, never the reverse.
+    "modules/logging": ["p2p", "comm/model", *RTE_LIB, "dtype", "base"],
+    "modules/ckpt": ["modules/logging", "p2p", "comm/model", *RTE_LIB, "dtype", "base"],
     # The Fortran bindings use the public C API (mpi.h) and nothing inside.
     "fortran": [],
-    "api": ["modules", "ftmodes", "comm/ops", "coll", "p2p", "comm/model", *RTE_LIB, "dtype", "base"],
+    "api": ["modules", "modules/logging", "modules/ckpt", "ftmodes", "comm/ops", "coll", "p2p", "comm/model", *RTE_LIB, "dtype", "base"],
 }
 # Files whose path starts with one of these may use only the listed modules
 # and files of the same prefix, whatever their folder allows: the process
@@ -44,7 +47,7 @@ NARROW = {
     "modules/ckpt/image": ["base"],
 }
 # Layers that must not reach a transport header even indirectly.
-ABOVE_P2P = ["coll", "comm/ops", "ftmodes", "modules", "api", "fortran"]
+ABOVE_P2P = ["coll", "comm/ops", "ftmodes", "modules", "modules/logging", "modules/ckpt", "api", "fortran"]
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')
 
 

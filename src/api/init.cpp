@@ -99,6 +99,7 @@ int PMPI_Init(int* argc, char*** argv) {
     r->logging = std::make_unique<logging::Module>(r->engine, r->client,
                                                    params::get_size("FTMPI_LOG_LIMIT", kDefaultLogLimit));
     if (r->boot.restarted) r->logging->start_replay();
+    r->ckpt = std::make_unique<ckpt::Module>(r->engine, r->client, *r->logging);
   }
   detail::g_library.rt = r.release();
   make_predefined(*detail::g_library.rt);
@@ -112,6 +113,7 @@ FTMPI_WEAK_ALIAS(MPI_Init, PMPI_Init)
 
 int PMPI_Finalize(void) {
   Call call("MPI_Finalize");
+  detail::g_library.rt->ckpt.reset();  // no checkpoint inside MPI_Finalize
   if (detail::g_library.rt->logging) detail::g_library.rt->logging->finalize();
   Err e = detail::g_library.rt->engine.finalize();
   detail::g_library.phase = Phase::kFinalized;

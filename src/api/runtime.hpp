@@ -19,6 +19,7 @@
 #include "comm/model/communicator.hpp"
 #include "dtype/datatype.hpp"
 #include "ftmodes/controller.hpp"
+#include "modules/ckpt/module.hpp"
 #include "modules/logging/module.hpp"
 #include "mpi.h"
 #include "p2p/engine.hpp"
@@ -109,6 +110,9 @@ struct Runtime {
   // Transparent mode (--ft-transparent): the message-logging module, null
   // otherwise. Declared after the engine: it goes first.
   std::unique_ptr<logging::Module> logging;
+  // Transparent mode: checkpoints (src/modules/ckpt), inert until the
+  // runtime orders one. Declared after logging: it goes first.
+  std::unique_ptr<ckpt::Module> ckpt;
   // Fault tolerance (spec/ft-semantics.md): the state machine (made by
   // MPI_Init's ft_attach, so never null in an entry point), and the storage
   // of the FTMPI_* attribute values handed out by MPI_Attr_get.

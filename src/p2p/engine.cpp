@@ -139,6 +139,7 @@ int Engine::progress() {
     }
   }
   if (hook_) n += hook_->poll();
+  if (module_) module_->on_progress();
   return n;
 }
 

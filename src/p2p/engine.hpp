@@ -215,6 +215,12 @@ class Engine final : public rte::EventSink {
   // the slot's current incarnation stands for them.
   bool alive(ProcId p) const;
 
+  // Checkpoints (image_support.cpp): no transfer of this process is in
+  // progress: nothing queued or streaming, no send waiting for an answer,
+  // no receive that matched and waits for data, nothing on a TCP socket.
+  // A fork now is an image that needs no engine protocol state restored.
+  bool quiescent();
+
   // One non-blocking pass over everything; returns the number of events.
   int progress();
   template <typename Done>

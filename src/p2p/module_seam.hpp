@@ -131,6 +131,11 @@ class ModuleSeam {
   // The runtime's event logger acknowledged determinant batches up to
   // `batch` (rte::EventSink::on_determinants_acked, forwarded).
   virtual void on_determinants_acked(uint64_t batch) { (void)batch; }
+
+  // The end of every progress pass, outside any transport poll: the one
+  // place where the process may be forked for a checkpoint (the checkpoint
+  // module's safe point, spec/checkpoint-protocol.md §2).
+  virtual void on_progress() {}
 };
 
 }  // namespace ftmpi::p2p

@@ -128,6 +128,14 @@ void Module::finalize() {
   after_event();
 }
 
+bool Module::ready_for_checkpoint() {
+  if (logger_.replaying() || logger_.outcomes().replaying()) return false;
+  settle_probe(true);
+  if (logger_.outcomes().may_send()) return true;
+  logger_.flush_determinants();
+  return false;
+}
+
 void Module::on_determinants_acked(uint64_t batch) {
   // Acks come in order; each covers its batch and every earlier one. A
   // Logger batch is acknowledged with the last runtime batch it took.

@@ -18,6 +18,14 @@ namespace ftmpi::logging {
 // p2p control handler id of the logging module (the agreement uses 1).
 inline constexpr uint8_t kControlId = 2;
 
+// The checkpoint module (src/modules/ckpt) watches every progress pass for
+// its safe point through this; null when checkpoints are off.
+class CheckpointHook {
+ public:
+  virtual ~CheckpointHook() = default;
+  virtual void on_progress() = 0;
+};
+
 class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private Wire {
  public:
   Module(p2p::Engine& engine, rte::Client& client, uint64_t log_limit);
@@ -51,6 +59,16 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   void on_control(ProcId from, const uint8_t* data, size_t len) override;
 
   const Logger& logger() const { return logger_; }
+
+  // --- checkpoints (src/modules/ckpt; spec/checkpoint-protocol.md) ---
+  void set_checkpoint_hook(CheckpointHook* h) { ckpt_ = h; }
+  void on_progress() override {
+    if (ckpt_) ckpt_->on_progress();
+  }
+  // May a checkpoint be taken now, as far as logging goes? Not during a
+  // replay, and only with every determinant acknowledged: determinants
+  // not yet flushed are flushed now, so that a later call says yes.
+  bool ready_for_checkpoint();
 
  private:
   // Wire
@@ -95,6 +113,7 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   static uint64_t kill_point(int32_t slot);
   uint64_t kill_at_send_ = 0;  // FTMPI_INJECT_SEND_KILL (tests), first incarnation only
   uint64_t sends_seen_ = 0;
+  CheckpointHook* ckpt_ = nullptr;
 };
 
 }  // namespace ftmpi::logging

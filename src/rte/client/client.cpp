@@ -146,6 +146,12 @@ bool Client::queue_notice(const Frame& f) {
     pending_.push_back(Pending{Pending::kProcRestarted, m.card.id, 0, 0, {}, m.card});
     return true;
   }
+  if (f.type == static_cast<uint16_t>(MsgType::kCkptRequest)) {
+    proto::CkptRequest m;
+    if (!proto::parse(f, m) || !modes_.transparent_mode()) lost_daemon("malformed CKPT_REQ");
+    ckpt_wanted_ = m.number;  // a later order replaces one not taken yet
+    return true;
+  }
   if (f.type == static_cast<uint16_t>(MsgType::kDetAck)) {
     proto::DetAck m;
     if (!proto::parse(f, m) || m.batch > det_logged_) lost_daemon("malformed DET_ACK");
@@ -390,6 +396,17 @@ void Client::report_replay(ReplayPhase phase, const ReplayStats& stats) {
   m.messages = stats.messages;
   m.suppressed = stats.suppressed;
   send_frame(proto::make_frame(m));
+}
+
+void Client::report_checkpoint(const proto::CkptFacts& facts) {
+  if (!modes_.transparent_mode() || singleton_ || fd_ < 0) return;
+  if (facts.number == ckpt_wanted_) ckpt_wanted_ = 0;
+  send_frame(proto::make_frame(proto::CkptDone{facts}));
+}
+
+void Client::report_log(const proto::LogFigures& figures) {
+  if (!modes_.transparent_mode() || singleton_ || fd_ < 0) return;
+  send_frame(proto::make_frame(proto::LogStats{figures}));
 }
 
 Err Client::finalize_begin() {

@@ -19,6 +19,7 @@
 #include "base/proc_id.hpp"
 #include "rte/client/boot_backend.hpp"
 #include "rte/proto/card.hpp"
+#include "rte/proto/ckpt_messages.hpp"
 #include "rte/proto/frame.hpp"
 #include "rte/proto/modes.hpp"
 #include "rte/proto/recovery.hpp"
@@ -167,6 +168,14 @@ class Client {
   // Replay progress of a restarted incarnation: mpirun prints "rank N caught
   // up after X ms" and records both phases in --timeline and --summary.
   void report_replay(ReplayPhase phase, const ReplayStats& stats);
+  // ---- checkpoints (transparent mode; spec/checkpoint-protocol.md) ----
+  // The number of the checkpoint the runtime asked for and this process has
+  // not reported yet (0: none). Set by poll() and by any blocking wait.
+  uint64_t checkpoint_wanted() const { return ckpt_wanted_; }
+  // The checkpoint is taken (or could not be): the runtime keeps the image.
+  void report_checkpoint(const proto::CkptFacts& facts);
+  // The sender log's figures (log-size trigger, memory reports).
+  void report_log(const proto::LogFigures& figures);
 
   // True between request_recovery() and the delivery of its answer.
   bool recovery_requested() const { return recovery_outstanding_; }
@@ -213,6 +222,7 @@ class Client {
   RecoveryResult restart_result_;
   uint64_t det_logged_ = 0;  // last batch number handed out
   uint64_t det_acked_ = 0;   // last batch acknowledged (delivered)
+  uint64_t ckpt_wanted_ = 0;  // CKPT_REQ not answered yet
   proto::FrameReader reader_;
   std::deque<Pending> pending_;
   std::unique_ptr<BootBackend> ext_;  // booted without a daemon: everything goes there

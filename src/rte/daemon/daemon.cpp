@@ -231,6 +231,18 @@ void Daemon::on_control(LocalRank& r, const proto::Frame& f) {
       on_replay_report(r, m);
       return;
     }
+    case MsgType::kCkptDone: {
+      proto::CkptDone m;
+      if (!proto::parse(f, m) || !r.booted || !state_.transparent()) return bad("unexpected");
+      on_ckpt_done(r, m);
+      return;
+    }
+    case MsgType::kLogStats: {
+      proto::LogStats m;
+      if (!proto::parse(f, m) || !r.booted || !state_.transparent()) return bad("unexpected");
+      on_log_stats(r, m);
+      return;
+    }
     default: return bad("sent");
   }
 }
@@ -333,6 +345,7 @@ void Daemon::from_leader(const proto::Frame& f) {
 }
 
 void Daemon::terminate(int32_t exit_code, bool immediate) {
+  drop_all_images();
   if (!terminating_) {
     terminating_ = true;
     if (leader_) leader_->stop();  // the deaths that follow are not events
@@ -355,7 +368,11 @@ void Daemon::terminate(int32_t exit_code, bool immediate) {
 }
 
 void Daemon::on_exit(LocalRank& r) {
-  fetch_waiting_.erase(r.id.slot);  // a fetch it made dies with it; the next incarnation asks again
+  fetch_waiting_.erase(r.id.slot);
+  // Its images cannot be woken yet (spec/checkpoint-protocol.md §7): the
+  // next incarnation starts from the program's start and needs none.
+  drop_images_of(r.id.slot);
+  r.ckpt_ordered = 0;  // a fetch it made dies with it; the next incarnation asks again
   bool never_joined_ok = !r.booted && r.exit.how == proto::ExitInfo::kExited && r.exit.value == 0;
   if (r.fence_done || never_joined_ok)
     r.end = proto::EndKind::kNormal;

@@ -32,6 +32,7 @@
 #include "rte/daemon/leader.hpp"
 #include "rte/daemon/local_ranks.hpp"
 #include "rte/daemon/topology.hpp"
+#include "rte/proto/ckpt_messages.hpp"
 #include "rte/proto/rank_messages.hpp"
 #include "rte/proto/runtime_messages.hpp"
 #include "rte/proto/tree_messages.hpp"
@@ -125,6 +126,15 @@ class Daemon : public RankListener, public LeaderOutput {
   void on_started(LocalRank& r) override;
   void on_stdin_consumed(size_t bytes) override;
 
+  // ---- transparent mode: checkpoint images (daemon_ckpt.cpp) ----
+  void on_ckpt_order(const proto::CkptOrder& m);
+  void on_ckpt_done(LocalRank& r, const proto::CkptDone& m);
+  void on_log_stats(LocalRank& r, const proto::LogStats& m);
+  void drop_image(pid_t pid);  // SIGKILL; reaped by on_image_exit
+  void drop_images_of(int32_t slot);
+  void drop_all_images();
+  void on_image_exit(pid_t pid);
+
   // ---- transparent mode: restarts and the event logger (daemon_event_log.cpp) ----
   void on_det_log(LocalRank& r, const proto::DetLog& m);
   void on_det_fetch(LocalRank& r);
@@ -212,6 +222,16 @@ class Daemon : public RankListener, public LeaderOutput {
   };
   std::map<int32_t, Handover> handovers_;  // by slot
   uint32_t next_request_ = 0;
+  // Checkpoint images (local store): every image process, and each slot's latest.
+  struct ImageProc {
+    ProcId owner;
+    uint64_t number = 0;
+    pid_t pid = -1;
+    int pidfd = -1;
+    uint64_t watch = 0;
+  };
+  std::map<pid_t, ImageProc> images_;
+  std::map<int32_t, pid_t> latest_image_;
   uint64_t grace_timer_ = 0;
   uint64_t job_timer_ = 0;
 };

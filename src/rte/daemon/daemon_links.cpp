@@ -129,6 +129,9 @@ void Daemon::on_launcher_frame(const proto::Frame& f) {
     case MsgType::kShutdown:
       ok = with_parsed<proto::Shutdown>(f, [&](auto&) { stop_ = true; });
       break;
+    case MsgType::kCkptOrder:
+      ok = job_ && with_parsed<proto::CkptOrder>(f, [&](auto& m) { on_ckpt_order(m); });
+      break;
     case MsgType::kInjectKill:
       ok = job_ && with_parsed<proto::InjectKill>(f, [&](auto& m) { on_inject(m); });
       break;

@@ -47,6 +47,7 @@ struct LocalRank {
   bool awaiting_respawn = false;  // REBUILD: failed; the leader decides (respawn or end)
   uint64_t notified_upto = 0;  // highest failure event seq passed to this rank
   uint64_t det_acked = 0;      // transparent mode: last determinant batch acknowledged to it
+  uint64_t ckpt_ordered = 0;   // checkpoint asked of it and not reported yet
   proto::EndKind end = proto::EndKind::kNormal;
   Card card;
   // Process state, maintained by LocalRanks.

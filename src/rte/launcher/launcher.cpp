@@ -161,6 +161,7 @@ int Launcher::run() {
   for (const std::string& line : outcome_.final_lines()) say(line);
   std::string summary = outcome_.summary_line(opts_.summary);
   if (!summary.empty()) say(summary);
+  if (std::string c = ckpt_summary(); !c.empty()) say(c);
   record(TimelineEvent("job_end")
              .add("status", outcome_.exit_status())
              .add("failures", outcome_.failures())

@@ -18,6 +18,8 @@
 #include "base/auth.hpp"
 #include "rte/common/connection.hpp"
 #include "rte/common/event_loop.hpp"
+#include "rte/launcher/ckpt_report.hpp"
+#include "rte/launcher/ckpt_scheduler.hpp"
 #include "rte/launcher/contact.hpp"
 #include "rte/launcher/inject.hpp"
 #include "rte/launcher/launch_agent.hpp"
@@ -25,6 +27,7 @@
 #include "rte/launcher/outcome.hpp"
 #include "rte/launcher/output.hpp"
 #include "rte/launcher/timeline.hpp"
+#include "rte/proto/ckpt_messages.hpp"
 #include "rte/proto/event_log_messages.hpp"
 #include "rte/proto/runtime_messages.hpp"
 #include "rte/proto/tree_messages.hpp"
@@ -88,6 +91,30 @@ class Launcher {
   bool transparent() const { return opts_.modes.transparent_mode(); }
   void on_trace(int32_t host, const proto::Trace& m);
   void record(const TimelineEvent& e, uint64_t wall_ns = 0);
+
+  // ---- checkpoints (launcher_ckpt.cpp) ----
+  struct CkptState {
+    CkptState(const CkptScheduleConfig& c, int np, uint64_t now)
+        : sched(c, np, now), tally(np), slots(static_cast<size_t>(np)), held(static_cast<size_t>(np)) {}
+    CkptScheduler sched;
+    CkptTally tally;
+    struct Slot {
+      uint64_t number = 0;   // last checkpoint ordered
+      uint64_t timeout = 0;  // timer of the order in flight (0: none)
+    };
+    std::vector<Slot> slots;
+    std::vector<std::vector<uint64_t>> held;  // [sender][receiver]: bytes logged
+    uint64_t timer = 0;
+  };
+  void start_checkpoints();
+  void ckpt_tick();
+  void order_checkpoint(int32_t slot);
+  void finish_checkpoint(const ProcId& who, const proto::CkptFacts& f);
+  void on_ckpt_note(int32_t host, const proto::CkptNote& m);
+  void on_log_note(const proto::LogNote& m);
+  void ckpt_slot_down(int32_t slot);
+  void ckpt_slot_up(int32_t slot);
+  std::string ckpt_summary() const;
 
   // ---- injections and kill requests (launcher_inject.cpp) ----
   void schedule_injections();
@@ -183,6 +210,7 @@ class Launcher {
   int step_signals_ = 0;
   bool stdin_done_ = false;
   size_t stdin_in_flight_ = 0;
+  std::unique_ptr<CkptState> ckpt_;  // --ckpt-*: null when checkpoints are off
 };
 
 }  // namespace ftmpi::rte

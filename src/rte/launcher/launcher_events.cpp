@@ -82,6 +82,7 @@ bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
         record(TimelineEvent("init_done").add("epoch", epoch_), m.wall_ns);
         init_done_ = true;
         schedule_injections();
+        start_checkpoints();
       });
     case MsgType::kRespawn:
       return with_parsed<proto::Respawn>(f, [&](auto& m) {
@@ -89,6 +90,10 @@ bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
             std::to_string(m.who.slot) + " as incarnation " + std::to_string(m.who.incarnation) + " on " +
             host_name(m.host));
       });
+    case MsgType::kCkptNote:
+      return with_parsed<proto::CkptNote>(f, [&](auto& m) { on_ckpt_note(host, m); });
+    case MsgType::kLogNote:
+      return with_parsed<proto::LogNote>(f, [&](auto& m) { on_log_note(m); });
     case MsgType::kReplayNote:
       return with_parsed<proto::ReplayNote>(f, [&](auto& m) { on_replay_note(m); });
     case MsgType::kRecoveryReport:
@@ -110,6 +115,7 @@ void Launcher::on_rank_start(int32_t host, const proto::RankStart& m) {
   s.failed_wall_ns = failed_wall_ns;
   bool respawn = m.who.incarnation > 0;
   if (respawn && transparent()) once_.restart(m.who.slot);
+  if (respawn) ckpt_slot_up(m.who.slot);
   record(TimelineEvent(respawn ? (transparent() ? "restart" : "respawn") : "rank_start")
              .add("rank", m.who.slot)
              .add("incarnation", m.who.incarnation)
@@ -123,7 +129,10 @@ void Launcher::on_rank_exit(int32_t host, const proto::RankExit& m) {
   FTMPI_LOG(kDebug, "ftmpirun", "rank %d (pid %d) %s", m.who.slot, m.pid, describe_exit(m.exit).c_str());
   if (m.who.slot < np_) {
     SlotInfo& s = slots_[static_cast<size_t>(m.who.slot)];
-    if (s.id == m.who) s.alive = false;
+    if (s.id == m.who) {
+      s.alive = false;
+      ckpt_slot_down(m.who.slot);
+    }
   }
   record(TimelineEvent("rank_exit")
              .add("rank", m.who.slot)
@@ -148,7 +157,10 @@ void Launcher::on_failure_report(const proto::FailureReport& m) {
   const std::string& where = host_name(f.host);
   if (f.who.slot < np_) {
     SlotInfo& s = slots_[static_cast<size_t>(f.who.slot)];
-    if (s.id == f.who) s.alive = false;
+    if (s.id == f.who) {
+      s.alive = false;
+      ckpt_slot_down(f.who.slot);
+    }
     s.failed_wall_ns = m.wall_ns;
   }
   record(TimelineEvent("death")

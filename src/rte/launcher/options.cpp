@@ -156,6 +156,12 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
       o.kill_target = v;
     } else if (a == "--jobs") {
       o.list_jobs = true;
+    } else if (bool used_next = false; a.rfind("--ckpt-", 0) == 0 || a.rfind("--mtbf", 0) == 0) {
+      std::string err;
+      const std::string* next = i + 1 < args.size() ? &args[i + 1] : nullptr;
+      if (!take_ckpt_option(a, next, o.ckpt, used_next, err)) return fail("unknown option " + shown(a));
+      if (!err.empty()) return fail(err);
+      if (used_next) ++i;
     } else {
       bool matched = false;
       for (const ModeOption& m : mode_options()) {
@@ -174,6 +180,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
   if (o.modes.transparent_mode() && !ft_mode_given.empty())
     return fail(transparent_given + " and " + ft_mode_given +
                 " exclude each other: transparent mode hides failures, the FT-MPI modes report them");
+  if (std::string err = check_ckpt_options(o.ckpt, o.modes.transparent_mode()); !err.empty()) return fail(err);
   if (o.heartbeat_ms > 0 && o.heartbeat_timeout_ms > 0 && o.heartbeat_timeout_ms <= o.heartbeat_ms)
     return fail("--heartbeat-timeout-ms must be larger than --heartbeat-ms");
   if (o.help || o.version || !o.kill_target.empty() || o.list_jobs) {
@@ -207,6 +214,14 @@ const char* usage_text() {
          "  --ft-transparent[=pessimist] transparent mode: dead processes are restarted and replayed,\n"
          "                                the program sees no failure (FTMPI_TRANSPARENT=1 or pessimist);\n"
          "                                not together with the --ft-*-mode options\n"
+         "  --ckpt-interval=T|auto      transparent mode: checkpoint every process once per T (30s, 500ms,\n"
+         "                                2m); auto: Daly's interval from the measured cost and --mtbf\n"
+         "  --ckpt-store=local          where images are kept: local (a frozen copy of the process);\n"
+         "                                buddy and disk:DIR are not in this build yet\n"
+         "  --ckpt-policy=POLICY        round-robin (default) or adaptive (received/sent ratio first)\n"
+         "  --ckpt-log-trigger=SIZE     checkpoint a process whose peers hold SIZE (64m) logged for it\n"
+         "  --ckpt-max-concurrent=N     processes checkpointing at once (default 1)\n"
+         "  --mtbf=T                    mean time between failures, for --ckpt-interval=auto (2h, 45m)\n"
          "  --inject SPEC               fault injection, repeatable; times count from the end of MPI_Init:\n"
          "                                'kill rank=R [at=T] [every=P count=N]', 'kill random [at=T]\n"
          "                                [every=P] [count=N]', 'kill host=NAME [at=T]' (T, P: 2.5s, 300ms)\n"

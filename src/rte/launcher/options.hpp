@@ -8,7 +8,9 @@
 //            [--inject SPEC]...
 //            [--inject-seed N] [--timeline FILE] [--summary] [--launch-agent CMD]
 //            [-x VAR[=value]]... [--heartbeat-ms N] [--heartbeat-timeout-ms N]
-//            [--timeout SECONDS] [--] prog [args...]
+//            [--timeout SECONDS] [--ckpt-interval=T|auto] [--ckpt-store=local]
+//            [--ckpt-policy=round-robin|adaptive] [--ckpt-log-trigger=SIZE]
+//            [--ckpt-max-concurrent=N] [--mtbf=T] [--] prog [args...]
 //   ftmpirun --kill [JOB:]RANK        ftmpirun --jobs
 //
 // Options take their value as the next argument or after '='. The modes are
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "rte/launcher/ckpt_options.hpp"
 #include "rte/launcher/inject.hpp"
 #include "rte/proto/modes.hpp"
 
@@ -54,6 +57,7 @@ struct LaunchOptions {
   int heartbeat_ms = 0;                 // --heartbeat-ms (0: FTMPI_HEARTBEAT_MS or 200)
   int heartbeat_timeout_ms = 0;         // --heartbeat-timeout-ms (0: FTMPI_HEARTBEAT_TIMEOUT_MS or 1000)
   int timeout_s = 0;                    // --timeout or MPIEXEC_TIMEOUT: seconds the job may run (0: no limit)
+  CkptOptions ckpt;                     // --ckpt-* and --mtbf (transparent mode; ckpt_options.hpp)
   // Commands about other jobs (no program is started).
   std::string kill_target;  // --kill [JOB:]RANK
   bool list_jobs = false;   // --jobs

@@ -125,6 +125,12 @@ const char* msg_name(uint16_t type) {
     case MsgType::kReplayUp: return "REPLAY_UP";
     case MsgType::kProcRestartedDown: return "PROC_RESTARTED_DOWN";
     case MsgType::kRecoverDoneDown: return "RECOVER_DONE_DOWN";
+    case MsgType::kCkptDone: return "CKPT_DONE";
+    case MsgType::kLogStats: return "LOG_STATS";
+    case MsgType::kCkptRequest: return "CKPT_REQ";
+    case MsgType::kCkptNote: return "CKPT_NOTE";
+    case MsgType::kLogNote: return "LOG_NOTE";
+    case MsgType::kCkptOrder: return "CKPT_ORDER";
   }
   return "UNKNOWN";
 }

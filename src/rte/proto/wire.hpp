@@ -21,12 +21,14 @@
 //   5  transparent mode: Modes.transparent, restart without a round
 //      (PROC_RESTARTED), the event logger (DET_LOG/DET_ACK/DET_FETCH/DET_DATA
 //      and the daemons' replication), replay reports.
+//   6  checkpoints (transparent mode): CKPT_ORDER, CKPT_REQ, CKPT_DONE,
+//      CKPT_NOTE, LOG_STATS, LOG_NOTE.
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 5;
+inline constexpr uint16_t kProtocolVersion = 6;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece
@@ -45,6 +47,8 @@ enum class MsgType : uint16_t {
   kDetLog = 0x0107,        // transparent mode: a determinant batch for the event logger
   kDetFetch = 0x0108,      // transparent mode: every stored batch of my slot, please
   kReplayReport = 0x0109,  // transparent mode: replay started / caught up
+  kCkptDone = 0x010a,      // checkpoints: the image is frozen (or could not be taken)
+  kLogStats = 0x010b,      // checkpoints: the sender log's figures
   // daemon -> rank
   kBoot = 0x0181,
   kCardTable = 0x0182,
@@ -55,6 +59,7 @@ enum class MsgType : uint16_t {
   kDetAck = 0x0187,         // batches up to this one are stored (and replicated)
   kDetData = 0x0188,        // answer to DET_FETCH, in chunks
   kProcRestarted = 0x0189,  // transparent mode: a slot's next incarnation has booted
+  kCkptRequest = 0x018a,    // checkpoints: take one at the next safe point
   // daemon -> launcher (TCP); the last two only from the leader daemon
   kDaemonHello = 0x0201,
   kIo = 0x0202,
@@ -72,6 +77,8 @@ enum class MsgType : uint16_t {
   kJobFailedReport = 0x0214,
   kHostSuspect = 0x0215,
   kReplayNote = 0x0216,  // leader only: a restarted rank's replay started / caught up
+  kCkptNote = 0x0217,    // a checkpoint of a local rank ended
+  kLogNote = 0x0218,     // a local rank's sender-log figures
   // launcher -> daemon
   kJobStart = 0x0281,
   kStdin = 0x0282,
@@ -80,6 +87,7 @@ enum class MsgType : uint16_t {
   kShutdown = 0x0285,
   kInjectKill = 0x0286,
   kView = 0x0287,
+  kCkptOrder = 0x0288,  // checkpoint this slot
   // control client (ftmpirun --kill) <-> launcher (TCP)
   kKillRequest = 0x0290,
   kKillReply = 0x0291,

@@ -1,0 +1,168 @@
+#include "modules/ckpt/local_image.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+
+#include "base/clock.hpp"
+
+namespace ftmpi::ckpt {
+namespace {
+
+// What the runtime and the transports hold: sockets (control channel, TCP),
+// eventfds (doorbells), epoll sets, and the host segment's memfd. Read from
+// /proc/self/fd so that nothing a transport opens is missed; the wake socket
+// stays. Runs in the copy, single-threaded, before anything else.
+void close_runtime_fds(int keep) {
+  int dir = ::open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) _exit(120);
+  char buf[4096];
+  int victims[1024];
+  int nv = 0;
+  for (;;) {
+    long n = ::syscall(SYS_getdents64, dir, buf, sizeof buf);
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      auto* d = reinterpret_cast<struct dirent64*>(buf + off);
+      off += d->d_reclen;
+      char* end = nullptr;
+      long fd = std::strtol(d->d_name, &end, 10);
+      if (*end != '\0' || d->d_name[0] == '.' || fd == dir || fd == keep || fd <= 2) continue;
+      char link[256];
+      ssize_t m = ::readlinkat(dir, d->d_name, link, sizeof link - 1);
+      if (m <= 0) continue;
+      link[m] = '\0';
+      const bool runtime = std::strncmp(link, "socket:", 7) == 0 || std::strcmp(link, "anon_inode:[eventfd]") == 0 ||
+                           std::strcmp(link, "anon_inode:[eventpoll]") == 0 ||
+                           std::strncmp(link, "/memfd:ftmpi-shm", 16) == 0;
+      if (runtime && nv < 1024) victims[nv++] = static_cast<int>(fd);
+    }
+  }
+  ::close(dir);
+  for (int i = 0; i < nv; ++i) ::close(victims[i]);
+}
+
+// The transports' shared segment: its pages are the live processes'.
+void unmap_segment() {
+  int fd = ::open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  // Collected first, unmapped after: unmapping while reading shifts the file.
+  struct Range {
+    uintptr_t lo, hi;
+  } ranges[64];
+  int nr = 0;
+  char buf[8192];
+  size_t have = 0;
+  for (;;) {
+    ssize_t n = ::read(fd, buf + have, sizeof buf - 1 - have);
+    if (n <= 0) break;
+    have += static_cast<size_t>(n);
+    buf[have] = '\0';
+    char* line = buf;
+    char* nl;
+    while ((nl = std::strchr(line, '\n')) != nullptr) {
+      *nl = '\0';
+      unsigned long lo = 0, hi = 0;
+      char perms[8] = {};
+      if (std::sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && perms[3] == 's' &&
+          std::strstr(line, "/memfd:ftmpi-shm") && nr < 64)
+        ranges[nr++] = Range{lo, hi};
+      line = nl + 1;
+    }
+    have = static_cast<size_t>(buf + have - line);
+    std::memmove(buf, line, have);
+  }
+  ::close(fd);
+  for (int i = 0; i < nr; ++i) ::munmap(reinterpret_cast<void*>(ranges[i].lo), ranges[i].hi - ranges[i].lo);
+}
+
+int bind_wake_socket(const std::string& name) {
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return -1;
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  // Abstract name: a leading NUL, nothing in the file system to clean up.
+  std::memcpy(a.sun_path + 1, name.data(), std::min(name.size(), sizeof a.sun_path - 2));
+  socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  if (::bind(s, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(s, 1) != 0) {
+    ::close(s);
+    return -1;
+  }
+  return s;
+}
+
+[[noreturn]] void stay_frozen(int wake, pid_t daemon) {
+  for (;;) {
+    int c = ::accept4(wake, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0) {
+      if (errno == EINTR) continue;
+      _exit(121);
+    }
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid != daemon) {
+      ::close(c);  // not our daemon: ignored
+      continue;
+    }
+    // Waking (resume as the next incarnation) is not built yet: an image
+    // the daemon connects to ends, and the daemon restarts the slot from
+    // the program's start instead.
+    _exit(0);
+  }
+}
+
+}  // namespace
+
+std::string wake_socket_name(pid_t owner_pid, uint64_t number) {
+  return "ftmpi-image-" + std::to_string(owner_pid) + "-" + std::to_string(number);
+}
+
+Frozen freeze_local_image(uint64_t number) {
+  Frozen out;
+  const pid_t daemon = ::getppid();
+  int wake = bind_wake_socket(wake_socket_name(::getpid(), number));
+  if (wake < 0) {
+    out.error = std::string("cannot bind the image's wake socket: ") + std::strerror(errno);
+    return out;
+  }
+  const uint64_t t0 = now_ns();
+  // A sibling, not a child: the daemon reaps it, and it outlives the rank.
+  long pid = ::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    close_runtime_fds(wake);
+    // stdio are the daemon's output pipes: holding them would keep the
+    // rank's output open after its death.
+    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
+    if (null > 2) ::close(null);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != daemon) _exit(122);  // the daemon died meanwhile
+    ::setpgid(0, 0);
+    unmap_segment();
+    stay_frozen(wake, daemon);
+  }
+  out.pause_ns = now_ns() - t0;
+  ::close(wake);
+  if (pid < 0) {
+    out.error = std::string("fork failed: ") + std::strerror(errno);
+    return out;
+  }
+  out.pid = static_cast<pid_t>(pid);
+  return out;
+}
+
+}  // namespace ftmpi::ckpt

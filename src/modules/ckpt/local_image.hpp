@@ -1,0 +1,38 @@
+// The local store (spec/checkpoint-protocol.md §2): a checkpoint image is a
+// copy of the process made by fork at a safe point, kept frozen on the same
+// host. The copy is a child of the daemon, not of the rank (CLONE_PARENT):
+// the daemon watches and reaps it like its ranks, and it dies with the
+// daemon (PR_SET_PDEATHSIG) or when the daemon drops it (SIGKILL).
+//
+// In the copy, before anything else: every inherited runtime and transport
+// descriptor is closed at once (sockets, eventfds, epoll sets, the shm
+// segment's memfd), so that peers and the daemon still see the process die
+// when the original dies; the transports' shared mapping is unmapped (its
+// pages belong to the live processes); the copy leaves the rank's process
+// group (the daemon kills that group when the rank dies). Then it blocks,
+// without spinning, in accept() on its wake socket.
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace ftmpi::ckpt {
+
+struct Frozen {
+  pid_t pid = -1;         // the image; -1: no image (error says why)
+  uint64_t pause_ns = 0;  // what the fork cost the process
+  std::string error;
+};
+
+// Abstract Unix socket name on which the image of checkpoint `number` of the
+// process `owner_pid` waits to be woken (the daemon connects to it).
+std::string wake_socket_name(pid_t owner_pid, uint64_t number);
+
+// Forks the image. Returns in the original process only: the copy stays
+// frozen until the daemon wakes or kills it; a woken copy never returns
+// from here in this version (it exits: waking is not built yet, see
+// src/modules/ckpt/README.md).
+Frozen freeze_local_image(uint64_t number);
+
+}  // namespace ftmpi::ckpt

@@ -1,0 +1,99 @@
+#include "modules/ckpt/module.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "base/clock.hpp"
+#include "base/log.hpp"
+#include "modules/ckpt/local_image.hpp"
+
+namespace ftmpi::ckpt {
+namespace {
+// Sender-log figures go to the runtime at most this often, and only when
+// the log changed.
+constexpr uint64_t kFiguresEveryNs = 200'000'000;
+
+uint64_t resident_bytes() {
+  FILE* f = std::fopen("/proc/self/statm", "re");
+  if (!f) return 0;
+  unsigned long size = 0, rss = 0;
+  int n = std::fscanf(f, "%lu %lu", &size, &rss);
+  std::fclose(f);
+  return n == 2 ? static_cast<uint64_t>(rss) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+}  // namespace
+
+Module::Module(p2p::Engine& engine, rte::Client& client, logging::Module& logging)
+    : engine_(engine), client_(client), logging_(logging) {
+  logging_.set_checkpoint_hook(this);
+}
+
+Module::~Module() { logging_.set_checkpoint_hook(nullptr); }
+
+void Module::on_progress() {
+  if ((++tick_ & 255) == 0) report_figures(now_ns());
+  const uint64_t number = client_.checkpoint_wanted();
+  if (number == 0) return;
+  if (!engine_.quiescent() || !logging_.ready_for_checkpoint()) return;
+  take(number);
+}
+
+void Module::take(uint64_t number) {
+  const logging::Logger& lg = logging_.logger();
+  rte::proto::CkptFacts f;
+  f.number = number;
+  f.resident = resident_bytes();
+  f.dets_acked = client_.determinants_acked();
+  f.log_bytes = lg.log().bytes();
+  f.received.resize(static_cast<size_t>(engine_.world_size()));
+  for (int s = 0; s < engine_.world_size(); ++s) f.received[static_cast<size_t>(s)] = lg.inbound().received(s);
+  const uint64_t t0 = now_ns();
+  Frozen img = freeze_local_image(number);
+  if (img.pid < 0) {
+    f.why = img.error;
+    FTMPI_LOG(kWarn, "ckpt", "checkpoint %llu not taken: %s", static_cast<unsigned long long>(number),
+              img.error.c_str());
+  } else {
+    f.ok = 1;
+    f.image_pid = img.pid;
+  }
+  f.pause_ns = now_ns() - t0;
+  if (f.ok) messages(sent_at_ckpt_, received_at_ckpt_);
+  client_.report_checkpoint(f);
+  FTMPI_LOG(kDebug, "ckpt", "checkpoint %llu: image pid %d, fork %.3f ms, %llu bytes resident",
+            static_cast<unsigned long long>(number), static_cast<int>(img.pid),
+            static_cast<double>(img.pause_ns) / 1e6, static_cast<unsigned long long>(f.resident));
+}
+
+void Module::messages(uint64_t& sent, uint64_t& received) const {
+  const logging::Logger& lg = logging_.logger();
+  sent = received = 0;
+  for (int s = 0; s < engine_.world_size(); ++s) {
+    sent += lg.log().next_seq(s) - 1;
+    received += lg.inbound().received(s);
+  }
+}
+
+void Module::report_figures(uint64_t now) {
+  const logging::SenderLog& log = logging_.logger().log();
+  if (now - figures_at_ns_ < kFiguresEveryNs || log.bytes() == figures_bytes_) return;
+  figures_at_ns_ = now;
+  figures_bytes_ = log.bytes();
+  rte::proto::LogFigures fig;
+  fig.log_bytes = log.bytes();
+  fig.held_for.resize(static_cast<size_t>(engine_.world_size()));
+  for (int s = 0; s < engine_.world_size(); ++s) {
+    uint64_t b = 0;
+    log.for_each_from(s, 1, [&](const logging::LogEntry& e) { b += e.env.len; });
+    fig.held_for[static_cast<size_t>(s)] = b;
+  }
+  // Messages, not bytes, since the last checkpoint: the adaptive policy's ratio.
+  uint64_t sent = 0, received = 0;
+  messages(sent, received);
+  fig.sent = sent - sent_at_ckpt_;
+  fig.received = received - received_at_ckpt_;
+  client_.report_log(fig);
+}
+
+}  // namespace ftmpi::ckpt

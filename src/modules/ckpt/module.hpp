@@ -1,0 +1,45 @@
+// Checkpoints in transparent mode, library side (DESIGN §8,
+// spec/checkpoint-protocol.md): the runtime asks for a checkpoint
+// (rte::Client::checkpoint_wanted), the module waits for a safe point
+// inside an MPI call, freezes a copy of the process as the image
+// (local_image.hpp) and reports it with what the image had received. It
+// also reports the sender log's figures now and then (the runtime's
+// log-size trigger and memory report).
+//
+// Safe point: the end of a progress pass (never inside a transport poll),
+// no transfer of this process in progress (Engine::quiescent), not
+// replaying, every determinant acknowledged by the event logger.
+#pragma once
+#include <cstdint>
+
+#include "modules/logging/module.hpp"
+#include "p2p/engine.hpp"
+#include "rte/client/client.hpp"
+
+namespace ftmpi::ckpt {
+
+class Module final : public logging::CheckpointHook {
+ public:
+  Module(p2p::Engine& engine, rte::Client& client, logging::Module& logging);
+  ~Module() override;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  void on_progress() override;
+
+ private:
+  void take(uint64_t number);
+  void report_figures(uint64_t now);
+  void messages(uint64_t& sent, uint64_t& received) const;  // over all channels, ever
+
+  p2p::Engine& engine_;
+  rte::Client& client_;
+  logging::Module& logging_;
+  uint64_t figures_at_ns_ = 0;    // last LOG_STATS
+  uint64_t figures_bytes_ = 0;    // log bytes then
+  uint64_t sent_at_ckpt_ = 0;      // messages() at the last checkpoint
+  uint64_t received_at_ckpt_ = 0;
+  unsigned tick_ = 0;
+};
+
+}  // namespace ftmpi::ckpt

@@ -1,0 +1,108 @@
+// ftmpid: checkpoints of its ranks (transparent mode; spec/checkpoint-protocol.md).
+// The launcher orders a checkpoint (CKPT_ORDER), the daemon passes it to the
+// rank (CKPT_REQ); the rank freezes a copy of itself as the image, a child
+// of this daemon (CLONE_PARENT), and reports it (CKPT_DONE). The daemon keeps
+// the latest image of each slot, drops the previous one only once the new
+// one is complete, reaps images through pidfds, and tells the launcher
+// (CKPT_NOTE). Sender-log figures pass through to the launcher (LOG_NOTE).
+#include <signal.h>
+#include <sys/epoll.h>
+
+#include "base/fd.hpp"
+#include "base/log.hpp"
+#include "rte/common/process.hpp"
+#include "rte/daemon/daemon.hpp"
+
+namespace ftmpi::rte {
+
+void Daemon::on_ckpt_order(const proto::CkptOrder& m) {
+  LocalRank* r = ranks_.find(m.slot);
+  if (r && r->running() && r->booted && r->ctrl && !r->fence_entered && state_.transparent()) {
+    r->ckpt_ordered = m.number;
+    r->ctrl->send(proto::CkptRequest{m.number});
+    return;
+  }
+  proto::CkptNote n;
+  n.who = ProcId{m.slot, r ? r->id.incarnation : 0};
+  n.facts.number = m.number;
+  n.facts.why = !r ? "not on this host" : r->fence_entered ? "in MPI_Finalize" : "not running";
+  n.wall_ns = wall_clock_ns();
+  to_launcher(proto::make_frame(n));
+}
+
+void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
+  proto::CkptNote n;
+  n.who = r.id;
+  n.facts = m.facts;
+  n.wall_ns = wall_clock_ns();
+  if (m.facts.number != r.ckpt_ordered) {
+    n.facts.ok = 0;
+    n.facts.why = "not the checkpoint ordered";
+  }
+  r.ckpt_ordered = 0;
+  if (n.facts.ok) {
+    const pid_t pid = static_cast<pid_t>(m.facts.image_pid);
+    int pfd = open_pidfd(pid);
+    if (pfd < 0) {
+      // Not our child (CLONE_PARENT failed to make it one) or already gone.
+      ::kill(pid, SIGKILL);
+      n.facts.ok = 0;
+      n.facts.why = "the image is not a child of its daemon";
+    } else {
+      ImageProc img{r.id, m.facts.number, pid, pfd, 0};
+      img.watch = loop_.watch(pfd, EPOLLIN, [this, pid](uint32_t) { on_image_exit(pid); });
+      images_[pid] = img;
+      // The previous image goes only now that this one is complete.
+      auto it = latest_image_.find(r.id.slot);
+      if (it != latest_image_.end()) drop_image(it->second);
+      latest_image_[r.id.slot] = pid;
+    }
+  }
+  to_launcher(proto::make_frame(n));
+}
+
+void Daemon::on_log_stats(LocalRank& r, const proto::LogStats& m) {
+  to_launcher(proto::make_frame(proto::LogNote{r.id, m.figures}));
+}
+
+void Daemon::drop_image(pid_t pid) {
+  auto it = images_.find(pid);
+  if (it == images_.end()) return;
+  ::kill(pid, SIGKILL);  // reaped by on_image_exit
+  for (auto l = latest_image_.begin(); l != latest_image_.end(); ++l)
+    if (l->second == pid) {
+      latest_image_.erase(l);
+      break;
+    }
+}
+
+void Daemon::drop_images_of(int32_t slot) {
+  auto it = latest_image_.find(slot);
+  if (it != latest_image_.end()) drop_image(it->second);
+}
+
+void Daemon::drop_all_images() {
+  std::vector<pid_t> all;
+  for (const auto& [pid, img] : images_) all.push_back(pid);
+  for (pid_t p : all) drop_image(p);
+}
+
+void Daemon::on_image_exit(pid_t pid) {
+  auto it = images_.find(pid);
+  if (it == images_.end()) return;
+  proto::ExitInfo ex;
+  if (!reap(pid, ex)) return;
+  loop_.unwatch(it->second.watch);
+  fd::close_quietly(it->second.pidfd);
+  FTMPI_LOG(kDebug, "ftmpid", "image %llu of rank %d (pid %d) ended: %s",
+            static_cast<unsigned long long>(it->second.number), it->second.owner.slot, static_cast<int>(pid),
+            describe_exit(ex).c_str());
+  images_.erase(it);
+  for (auto l = latest_image_.begin(); l != latest_image_.end(); ++l)
+    if (l->second == pid) {
+      latest_image_.erase(l);
+      break;
+    }
+}
+
+}  // namespace ftmpi::rte

@@ -1,0 +1,53 @@
+// The checkpoint options of ftmpirun (transparent mode, issue 17), parsed by
+// pure functions so that every rule is unit-tested:
+//
+//   --ckpt-interval=30s|500ms|2m|1h|auto   between two checkpoint rounds
+//   --ckpt-store=local|buddy|disk:DIR      where images are kept (default local)
+//   --ckpt-policy=round-robin|adaptive     order within a round (default round-robin)
+//   --ckpt-log-trigger=64m                 checkpoint a process whose peers hold that much for it
+//   --ckpt-max-concurrent=N                processes checkpointing at once (default 1)
+//   --mtbf=2h                              mean time between failures (for auto)
+//
+// Each needs --ft-transparent; auto needs --mtbf. The buddy and disk stores
+// need the process image capture (ckpt::capture_self, restore_from) that
+// this build does not have yet: refused with a line saying so.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "rte/launcher/ckpt_scheduler.hpp"
+
+namespace ftmpi::rte {
+
+enum class CkptStore : uint8_t { kLocal, kBuddy, kDisk };
+
+struct CkptOptions {
+  bool given = false;  // any --ckpt-* or --mtbf option
+  bool on = false;     // checkpoints are taken (an interval or a log trigger)
+  bool interval_auto = false;
+  uint64_t interval_ns = 0;
+  CkptStore store = CkptStore::kLocal;
+  std::string disk_dir;
+  CkptPolicy policy = CkptPolicy::kRoundRobin;
+  uint64_t log_trigger = 0;
+  int max_concurrent = 1;
+  uint64_t mtbf_ns = 0;
+  std::string first_given;  // the first option seen, for messages
+};
+
+// "30s", "1.5s", "500ms", "2m", "2h" (a bare number is seconds) -> ns.
+bool parse_ckpt_duration(const std::string& v, uint64_t& ns);
+// "64m", "1g", "4096", "512k" -> bytes.
+bool parse_ckpt_bytes(const std::string& v, uint64_t& bytes);
+
+// `a` is one command-line word, `next` the word after it (may be null).
+// Returns false if `a` is not a checkpoint option; else sets `err` on a bad
+// value and `used_next` when the value was the next word.
+bool take_ckpt_option(const std::string& a, const std::string* next, CkptOptions& o, bool& used_next,
+                      std::string& err);
+// After the whole command line: the rules between options. Empty: fine.
+std::string check_ckpt_options(CkptOptions& o, bool transparent);
+// The scheduler's settings for these options.
+CkptScheduleConfig schedule_config(const CkptOptions& o);
+
+}  // namespace ftmpi::rte

@@ -1,0 +1,132 @@
+// ftmpirun: the checkpoint scheduler's driver (transparent mode;
+// spec/checkpoint-protocol.md §4). The scheduler (ckpt_scheduler.hpp) is
+// pure; here it gets the clock and the daemons' reports, and its decisions
+// go out as CKPT_ORDER to the daemon of each slot. An order that no report
+// answers within kOrderTimeoutMs (the rank never reached a safe point, or
+// its report was lost with it) counts as failed, so that a stuck process
+// cannot stop checkpointing for the others.
+#include <limits>
+
+#include "base/clock.hpp"
+#include "base/params.hpp"
+#include "rte/launcher/launcher.hpp"
+
+namespace ftmpi::rte {
+namespace {
+constexpr uint64_t kOrderTimeoutMs = 10'000;
+}
+
+void Launcher::start_checkpoints() {
+  if (!opts_.ckpt.on || ckpt_) return;
+  ckpt_ = std::make_unique<CkptState>(schedule_config(opts_.ckpt), np_, now_ns());
+  ckpt_tick();
+}
+
+void Launcher::ckpt_tick() {
+  if (!ckpt_ || outcome_.ending() || shutdown_sent_) return;
+  if (ckpt_->timer) loop_.cancel(ckpt_->timer);
+  ckpt_->timer = 0;
+  const uint64_t now = now_ns();
+  for (int slot : ckpt_->sched.due(now)) order_checkpoint(slot);
+  const uint64_t next = ckpt_->sched.next_check_ns();
+  if (next == std::numeric_limits<uint64_t>::max()) return;
+  const uint64_t delay_ms = next > now ? (next - now + 999'999) / 1'000'000 : 0;
+  ckpt_->timer = loop_.after_ms(delay_ms, [this] {
+    ckpt_->timer = 0;
+    ckpt_tick();
+  });
+}
+
+void Launcher::order_checkpoint(int32_t slot) {
+  CkptState::Slot& s = ckpt_->slots[static_cast<size_t>(slot)];
+  const uint64_t number = ++s.number;
+  const int32_t host = slots_[static_cast<size_t>(slot)].host;
+  DaemonEntry* d = host >= 0 && host < static_cast<int32_t>(daemons_.size()) ? &daemons_[static_cast<size_t>(host)]
+                                                                              : nullptr;
+  if (!d || !d->conn || d->link_closed || !slots_[static_cast<size_t>(slot)].alive) {
+    ckpt_->sched.completed(slot, false, 0, now_ns());
+    return;
+  }
+  d->conn->send(proto::CkptOrder{slot, number});
+  record(TimelineEvent("ckpt_order").add("rank", slot).add("number", number));
+  s.timeout = loop_.after_ms(kOrderTimeoutMs, [this, slot, number] {
+    CkptState::Slot& x = ckpt_->slots[static_cast<size_t>(slot)];
+    x.timeout = 0;
+    if (x.number != number) return;
+    proto::CkptFacts f;
+    f.number = number;
+    f.why = "no safe point within " + std::to_string(kOrderTimeoutMs / 1000) + " s";
+    finish_checkpoint(slots_[static_cast<size_t>(slot)].id, f);
+  });
+}
+
+void Launcher::finish_checkpoint(const ProcId& who, const proto::CkptFacts& f) {
+  CkptState::Slot& s = ckpt_->slots[static_cast<size_t>(who.slot)];
+  if (s.timeout) loop_.cancel(s.timeout);
+  s.timeout = 0;
+  ckpt_->tally.on_checkpoint(f);
+  say(ckpt_line(who, f));
+  ckpt_->sched.completed(who.slot, f.ok != 0, f.pause_ns, now_ns());
+  ckpt_tick();
+}
+
+void Launcher::on_ckpt_note(int32_t host, const proto::CkptNote& m) {
+  if (!ckpt_ || m.who.slot < 0 || m.who.slot >= np_) return;
+  CkptState::Slot& s = ckpt_->slots[static_cast<size_t>(m.who.slot)];
+  TimelineEvent e(m.facts.ok ? "checkpoint" : "checkpoint_failed");
+  e.add("rank", m.who.slot).add("incarnation", m.who.incarnation).add("number", m.facts.number);
+  if (m.facts.ok)
+    e.add("host", host_name(host))
+        .add("store", "local")
+        .add("image_pid", m.facts.image_pid)
+        .add("resident", m.facts.resident)
+        .add("pause_ms", static_cast<double>(m.facts.pause_ns) / 1e6)
+        .add("log_bytes", m.facts.log_bytes)
+        .add("dets_acked", m.facts.dets_acked);
+  else
+    e.add("reason", m.facts.why);
+  record(e, m.wall_ns);
+  if (m.facts.number != s.number || s.timeout == 0) return;  // late: already counted as failed
+  finish_checkpoint(m.who, m.facts);
+}
+
+void Launcher::on_log_note(const proto::LogNote& m) {
+  if (!ckpt_ || m.who.slot < 0 || m.who.slot >= np_) return;
+  ckpt_->tally.on_log(m.who.slot, m.figures);
+  record(TimelineEvent("sender_log")
+             .add("rank", m.who.slot)
+             .add("incarnation", m.who.incarnation)
+             .add("bytes", m.figures.log_bytes)
+             .add("reclaimed", m.figures.reclaimed));
+  // What every sender holds for each slot: the log-size trigger's figure.
+  auto& row = ckpt_->held[static_cast<size_t>(m.who.slot)];
+  row.assign(static_cast<size_t>(np_), 0);
+  for (size_t d = 0; d < m.figures.held_for.size() && d < row.size(); ++d) row[d] = m.figures.held_for[d];
+  for (int32_t d = 0; d < np_; ++d) {
+    uint64_t sum = 0;
+    for (const auto& r : ckpt_->held) sum += r.empty() ? 0 : r[static_cast<size_t>(d)];
+    ckpt_->sched.set_held_for(d, sum);
+  }
+  ckpt_->sched.set_traffic(m.who.slot, m.figures.sent, m.figures.received);
+  ckpt_tick();
+}
+
+void Launcher::ckpt_slot_down(int32_t slot) {
+  if (!ckpt_ || slot < 0 || slot >= np_) return;
+  CkptState::Slot& s = ckpt_->slots[static_cast<size_t>(slot)];
+  if (s.timeout) loop_.cancel(s.timeout);
+  s.timeout = 0;
+  ckpt_->sched.slot_down(slot);
+  ckpt_->held[static_cast<size_t>(slot)].clear();  // its log died with it
+  ckpt_tick();
+}
+
+void Launcher::ckpt_slot_up(int32_t slot) {
+  if (!ckpt_ || slot < 0 || slot >= np_) return;
+  ckpt_->sched.slot_up(slot);
+  ckpt_tick();
+}
+
+std::string Launcher::ckpt_summary() const { return ckpt_ ? ckpt_->tally.summary_line() : ""; }
+
+}  // namespace ftmpi::rte

@@ -1,0 +1,101 @@
+#include "rte/proto/ckpt_messages.hpp"
+
+#include "rte/proto/codec_util.hpp"
+
+namespace ftmpi::rte::proto {
+namespace {
+
+void put_u64s(Encoder& e, const std::vector<uint64_t>& v) {
+  e.u32(static_cast<uint32_t>(v.size()));
+  for (uint64_t x : v) e.u64(x);
+}
+
+bool get_u64s(Decoder& d, std::vector<uint64_t>& v) {
+  uint32_t n;
+  if (!get_count(d, 8, n)) return false;
+  v.assign(n, 0);
+  for (uint64_t& x : v) x = d.u64();
+  return d.ok();
+}
+
+void put_facts(Encoder& e, const CkptFacts& f) {
+  e.u64(f.number);
+  e.u8(f.ok);
+  e.i32(f.image_pid);
+  e.u64(f.pause_ns);
+  e.u64(f.resident);
+  e.u64(f.dets_acked);
+  e.u64(f.log_bytes);
+  put_u64s(e, f.received);
+  e.str(f.why);
+}
+
+bool get_facts(Decoder& d, CkptFacts& f) {
+  f.number = d.u64();
+  f.ok = d.u8();
+  f.image_pid = d.i32();
+  f.pause_ns = d.u64();
+  f.resident = d.u64();
+  f.dets_acked = d.u64();
+  f.log_bytes = d.u64();
+  if (!get_u64s(d, f.received)) return false;
+  f.why = d.str(kMaxName);
+  return d.ok() && f.number > 0 && f.ok <= 1 && (f.ok == 0 || f.image_pid > 0);
+}
+
+void put_figures(Encoder& e, const LogFigures& f) {
+  e.u64(f.log_bytes);
+  e.u64(f.reclaimed);
+  e.u64(f.sent);
+  e.u64(f.received);
+  put_u64s(e, f.held_for);
+}
+
+bool get_figures(Decoder& d, LogFigures& f) {
+  f.log_bytes = d.u64();
+  f.reclaimed = d.u64();
+  f.sent = d.u64();
+  f.received = d.u64();
+  return get_u64s(d, f.held_for);
+}
+
+}  // namespace
+
+void CkptOrder::encode(Encoder& e) const {
+  e.i32(slot);
+  e.u64(number);
+}
+bool CkptOrder::decode(Decoder& d) {
+  slot = d.i32();
+  number = d.u64();
+  return d.ok() && slot >= 0 && number > 0;
+}
+
+void CkptDone::encode(Encoder& e) const { put_facts(e, facts); }
+bool CkptDone::decode(Decoder& d) { return get_facts(d, facts); }
+
+void LogStats::encode(Encoder& e) const { put_figures(e, figures); }
+bool LogStats::decode(Decoder& d) { return get_figures(d, figures); }
+
+void CkptNote::encode(Encoder& e) const {
+  put_proc(e, who);
+  put_facts(e, facts);
+  e.u64(wall_ns);
+}
+bool CkptNote::decode(Decoder& d) {
+  who = get_proc(d);
+  if (!get_facts(d, facts)) return false;
+  wall_ns = d.u64();
+  return d.ok() && who.valid();
+}
+
+void LogNote::encode(Encoder& e) const {
+  put_proc(e, who);
+  put_figures(e, figures);
+}
+bool LogNote::decode(Decoder& d) {
+  who = get_proc(d);
+  return get_figures(d, figures) && who.valid();
+}
+
+}  // namespace ftmpi::rte::proto

@@ -1,0 +1,69 @@
+/* An iterative solver with a large state per rank, for the checkpoint tests
+ * (spec/checkpoint-protocol.md): each rank owns MIB MiB of unknowns, every
+ * iteration relaxes one slice of them against its ring neighbours' boundary
+ * values (MPI_Sendrecv both ways) and agrees on a global digest
+ * (MPI_Allreduce). Integer arithmetic only, so the result is bit-exact and a
+ * run with failures must print exactly what a failure-free run prints.
+ *
+ *   ckpt_solver MIB ITERATIONS [MARKER]   (MARKER: ignored; tests find the job's
+ *                                          processes by it)
+ * prints "solver: np N, MIB MiB/rank, ITERATIONS iterations, digest HEX". */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+enum { kSlices = 64 };
+
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 31;
+  x *= 0x7fb5d329728ea185ull;
+  x ^= x >> 27;
+  x *= 0x81dadef4bc2dd44dull;
+  return x ^ (x >> 33);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, np;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  CHECK(argc == 3 || argc == 4, "usage: ckpt_solver MIB ITERATIONS [MARKER]");
+  const long mib = atol(argv[1]);
+  const long iters = atol(argv[2]);
+  CHECK(mib > 0 && iters > 0, "MIB and ITERATIONS must be positive");
+  const size_t n = (size_t)mib * (1u << 20) / sizeof(uint64_t);
+  uint64_t* x = malloc(n * sizeof *x);
+  CHECK(x != NULL, "cannot allocate %ld MiB", mib);
+  for (size_t i = 0; i < n; ++i) x[i] = mix((uint64_t)rank * n + i);
+  const int left = (rank + np - 1) % np, right = (rank + 1) % np;
+  const size_t slice = n / kSlices;
+  uint64_t digest = 0;
+  for (long k = 0; k < iters; ++k) {
+    uint64_t* s = x + (size_t)(k % kSlices) * slice;
+    uint64_t send[2] = {s[0], s[slice - 1]}, from_left = 0, from_right = 0;
+    MPI_Sendrecv(&send[1], 1, MPI_UNSIGNED_LONG, right, 1, &from_left, 1, MPI_UNSIGNED_LONG, left, 1,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&send[0], 1, MPI_UNSIGNED_LONG, left, 2, &from_right, 1, MPI_UNSIGNED_LONG, right, 2,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    uint64_t local = 0;
+    uint64_t prev = from_left;
+    for (size_t i = 0; i < slice; ++i) {
+      uint64_t next = i + 1 < slice ? s[i + 1] : from_right;
+      s[i] = mix(prev + 2 * s[i] + next + digest);
+      prev = s[i];
+      local += s[i];
+    }
+    uint64_t sum = 0;
+    MPI_Allreduce(&local, &sum, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+    digest = mix(digest ^ sum);
+  }
+  if (rank == 0)
+    printf("solver: np %d, %ld MiB/rank, %ld iterations, digest %016llx\n", np, mib, iters,
+           (unsigned long long)digest);
+  free(x);
+  MPI_Finalize();
+  return 0;
+}
