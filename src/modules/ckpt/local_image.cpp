@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -105,8 +106,20 @@ int bind_wake_socket(const std::string& name) {
   return s;
 }
 
-[[noreturn]] void stay_frozen(int wake, pid_t daemon) {
+[[noreturn]] void stay_frozen(int wake, pid_t daemon, pid_t original) {
+  // Until waking is built, an image serves only while its original lives:
+  // one whose original died before the daemon heard of it (a kill during
+  // the checkpoint) would otherwise stay frozen until the job ends.
+  int owner = static_cast<int>(::syscall(SYS_pidfd_open, original, 0));
+  if (owner < 0) _exit(0);
   for (;;) {
+    pollfd p[2] = {{wake, POLLIN, 0}, {owner, POLLIN, 0}};
+    if (::poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      _exit(121);
+    }
+    if (p[1].revents != 0) _exit(0);
+    if ((p[0].revents & POLLIN) == 0) continue;
     int c = ::accept4(wake, nullptr, nullptr, SOCK_CLOEXEC);
     if (c < 0) {
       if (errno == EINTR) continue;
@@ -134,6 +147,7 @@ std::string wake_socket_name(pid_t owner_pid, uint64_t number) {
 Frozen freeze_local_image(uint64_t number) {
   Frozen out;
   const pid_t daemon = ::getppid();
+  const pid_t original = ::getpid();
   int wake = bind_wake_socket(wake_socket_name(::getpid(), number));
   if (wake < 0) {
     out.error = std::string("cannot bind the image's wake socket: ") + std::strerror(errno);
@@ -153,7 +167,7 @@ Frozen freeze_local_image(uint64_t number) {
     if (::getppid() != daemon) _exit(122);  // the daemon died meanwhile
     ::setpgid(0, 0);
     unmap_segment();
-    stay_frozen(wake, daemon);
+    stay_frozen(wake, daemon, original);
   }
   out.pause_ns = now_ns() - t0;
   ::close(wake);

@@ -10,7 +10,8 @@
 // when the original dies; the transports' shared mapping is unmapped (its
 // pages belong to the live processes); the copy leaves the rank's process
 // group (the daemon kills that group when the rank dies). Then it blocks,
-// without spinning, in accept() on its wake socket.
+// without spinning, in poll() on its wake socket and on a pidfd of the
+// original: it exits when the original dies (waking is not built yet).
 #pragma once
 #include <sys/types.h>
 

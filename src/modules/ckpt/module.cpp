@@ -1,11 +1,14 @@
 #include "modules/ckpt/module.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <string>
 
 #include "base/clock.hpp"
 #include "base/log.hpp"
+#include "base/params.hpp"
 #include "modules/ckpt/local_image.hpp"
 
 namespace ftmpi::ckpt {
@@ -27,6 +30,28 @@ uint64_t resident_bytes() {
 Module::Module(p2p::Engine& engine, rte::Client& client, logging::Module& logging)
     : engine_(engine), client_(client), logging_(logging) {
   logging_.set_checkpoint_hook(this);
+  if (engine_.self().incarnation == 0) kill_at_ckpt_ = kill_point(engine_.self().slot);
+}
+
+// Tests: FTMPI_INJECT_CKPT_KILL=slot:n makes the first incarnation of `slot`
+// SIGKILL itself right after the fork of its n-th checkpoint, before the
+// report: a failure in the middle of a checkpoint.
+uint64_t Module::kill_point(int32_t slot) {
+  std::string spec = params::get_str("FTMPI_INJECT_CKPT_KILL", "");
+  for (size_t at = 0; at < spec.size();) {
+    size_t end = spec.find(',', at);
+    if (end == std::string::npos) end = spec.size();
+    int s = -1;
+    unsigned long long n = 0;
+    char tail = 0;
+    if (std::sscanf(spec.substr(at, end - at).c_str(), "%d:%llu%c", &s, &n, &tail) != 2 || n == 0)
+      FTMPI_LOG(kWarn, "ckpt", "FTMPI_INJECT_CKPT_KILL: cannot parse '%s' (expected slot:n)",
+                spec.substr(at, end - at).c_str());
+    else if (s == slot)
+      return n;
+    at = end + 1;
+  }
+  return 0;
 }
 
 Module::~Module() { logging_.set_checkpoint_hook(nullptr); }
@@ -57,6 +82,12 @@ void Module::take(uint64_t number) {
   } else {
     f.ok = 1;
     f.image_pid = img.pid;
+  }
+  if (img.pid > 0 && ++taken_ == kill_at_ckpt_) {
+    FTMPI_LOG(kInfo, "ckpt", "FTMPI_INJECT_CKPT_KILL: dies in its checkpoint %llu",
+              static_cast<unsigned long long>(number));
+    raise(SIGKILL);
+    pause();
   }
   f.pause_ns = now_ns() - t0;
   if (f.ok) messages(sent_at_ckpt_, received_at_ckpt_);

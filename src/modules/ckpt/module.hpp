@@ -40,6 +40,9 @@ class Module final : public logging::CheckpointHook {
   uint64_t sent_at_ckpt_ = 0;      // messages() at the last checkpoint
   uint64_t received_at_ckpt_ = 0;
   unsigned tick_ = 0;
+  static uint64_t kill_point(int32_t slot);
+  uint64_t kill_at_ckpt_ = 0;  // FTMPI_INJECT_CKPT_KILL (tests), first incarnation only
+  uint64_t taken_ = 0;         // checkpoints this incarnation forked
 };
 
 }  // namespace ftmpi::ckpt
