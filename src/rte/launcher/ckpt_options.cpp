@@ -128,6 +128,13 @@ std::string check_ckpt_options(CkptOptions& o, bool transparent) {
   return "";
 }
 
+std::string ckpt_tunables(const CkptOptions& o, const char* current, bool opt_out) {
+  if (!o.on || opt_out) return "";
+  std::string cur = current ? current : "";
+  if (cur.find("glibc.malloc.hugetlb") != std::string::npos) return "";
+  return "GLIBC_TUNABLES=" + (cur.empty() ? std::string() : cur + ":") + "glibc.malloc.hugetlb=1";
+}
+
 CkptScheduleConfig schedule_config(const CkptOptions& o) {
   CkptScheduleConfig c;
   c.policy = o.policy;

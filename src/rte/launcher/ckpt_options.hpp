@@ -47,6 +47,14 @@ bool take_ckpt_option(const std::string& a, const std::string* next, CkptOptions
                       std::string& err);
 // After the whole command line: the rules between options. Empty: fine.
 std::string check_ckpt_options(CkptOptions& o, bool transparent);
+// The fork of a process whose heap is in 4 KiB pages copies one page-table
+// entry per page: about 32 ms of CPU per GiB here. With glibc's malloc asked
+// for transparent huge pages it copies one per 2 MiB: under 1 ms per GiB
+// (measured, docs/benchmarks.md). When checkpoints are on, every rank gets
+// GLIBC_TUNABLES with glibc.malloc.hugetlb=1 added to `current` (the
+// launcher's own value, kept), unless `current` already sets hugetlb or
+// `opt_out` (FTMPI_CKPT_HUGEPAGES=0). Returns "NAME=value", or "" for none.
+std::string ckpt_tunables(const CkptOptions& o, const char* current, bool opt_out);
 // The scheduler's settings for these options.
 CkptScheduleConfig schedule_config(const CkptOptions& o);
 

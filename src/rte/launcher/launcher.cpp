@@ -392,6 +392,12 @@ std::vector<std::string> Launcher::job_environment() const {
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e)
     if (std::string_view(*e).starts_with("FTMPI_")) env.emplace_back(*e);
+  // Checkpoints: a cheap fork needs a heap in huge pages (ckpt_options.hpp).
+  // Before -x, so that the user's own GLIBC_TUNABLES wins.
+  const char* opt_out = std::getenv("FTMPI_CKPT_HUGEPAGES");
+  if (std::string t = ckpt_tunables(opts_.ckpt, std::getenv("GLIBC_TUNABLES"), opt_out && std::string(opt_out) == "0");
+      !t.empty())
+    env.push_back(std::move(t));
   for (const std::string& x : opts_.export_env) {
     if (x.find('=') != std::string::npos) {
       env.push_back(x);

@@ -101,5 +101,16 @@ TEST(CkptOptions, StoresThatNeedImageCaptureAreRefused) {
   EXPECT_EQ(d.error.find('\n'), std::string::npos);
 }
 
+TEST(CkptOptions, HugePagesForACheapFork) {
+  CkptOptions on;
+  on.on = true;
+  EXPECT_EQ(ckpt_tunables(on, nullptr, false), "GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
+  EXPECT_EQ(ckpt_tunables(on, "glibc.malloc.arena_max=2", false),
+            "GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+  EXPECT_EQ(ckpt_tunables(on, "glibc.malloc.hugetlb=0", false), "");  // the user decided
+  EXPECT_EQ(ckpt_tunables(on, nullptr, true), "");                    // FTMPI_CKPT_HUGEPAGES=0
+  EXPECT_EQ(ckpt_tunables(CkptOptions{}, nullptr, false), "");        // no checkpoints
+}
+
 }  // namespace
 }  // namespace ftmpi::rte
