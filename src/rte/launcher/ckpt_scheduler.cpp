@@ -38,7 +38,11 @@ void CkptScheduler::set_traffic(int slot, uint64_t sent, uint64_t received) {
 
 void CkptScheduler::set_held_for(int slot, uint64_t bytes) {
   if (slot < 0 || static_cast<size_t>(slot) >= slots_.size()) return;
-  slots_[static_cast<size_t>(slot)].held_for = bytes;
+  Slot& s = slots_[static_cast<size_t>(slot)];
+  // Less than at the last checkpoint: collected since, all of it is newer.
+  if (bytes < s.held_base) s.held_base = 0;
+  s.held_raw = bytes;
+  s.held_for = bytes - s.held_base;
 }
 
 void CkptScheduler::completed(int slot, bool ok, uint64_t cost_ns, uint64_t now_ns) {
@@ -53,6 +57,7 @@ void CkptScheduler::completed(int slot, bool ok, uint64_t cost_ns, uint64_t now_
   ++cost_count_;
   // What its peers held for it is garbage now; traffic counts afresh.
   s.sent = s.received = s.held_for = 0;
+  s.held_base = s.held_raw;
 }
 
 void CkptScheduler::slot_down(int slot) {

@@ -45,8 +45,10 @@ class CkptScheduler {
   CkptScheduler(const CkptScheduleConfig& cfg, int world_size, uint64_t start_ns);
 
   // --- what the runtime learns ---
-  // Traffic of `slot` since its last checkpoint completed (bytes), and what
-  // its peers hold logged for it (the log-size trigger's figure).
+  // Traffic of `slot` since its last checkpoint completed (messages), and
+  // what its peers hold logged for it (the log-size trigger's figure). What
+  // they held when its last checkpoint completed does not count: without
+  // garbage collection it stays in their logs, and would trigger again.
   void set_traffic(int slot, uint64_t sent, uint64_t received);
   void set_held_for(int slot, uint64_t bytes);
   // A checkpoint ordered by due() ended; `cost_ns` is what it cost the job
@@ -71,7 +73,8 @@ class CkptScheduler {
     bool alive = true;
     bool in_flight = false;
     bool in_round = false;  // still to be checkpointed in the current round
-    uint64_t sent = 0, received = 0, held_for = 0;
+    uint64_t sent = 0, received = 0;
+    uint64_t held_raw = 0, held_base = 0, held_for = 0;
   };
   void start_round(uint64_t now_ns);
   int next_of_round();

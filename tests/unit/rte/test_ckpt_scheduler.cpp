@@ -117,6 +117,16 @@ TEST(CkptScheduler, LogTriggerGoesFirstEvenBetweenRounds) {
   EXPECT_EQ(s.due(1 * kS), Slots{1});
   s.completed(1, true, 0, 1 * kS);
   EXPECT_EQ(s.due(1 * kS), Slots{});  // held_for was reset by the checkpoint
+  s.set_held_for(2, 5500);             // still held (no garbage collection): 500 new
+  EXPECT_EQ(s.due(1 * kS), Slots{});
+  s.set_held_for(2, 6000);             // 1000 bytes since its checkpoint
+  EXPECT_EQ(s.due(1 * kS), Slots{2});
+  s.completed(2, true, 0, 1 * kS);
+  s.set_held_for(2, 900);              // collected: all 900 are newer, under the trigger
+  EXPECT_EQ(s.due(1 * kS), Slots{});
+  s.set_held_for(2, 1000);
+  EXPECT_EQ(s.due(1 * kS), Slots{2});
+  s.completed(2, true, 0, 1 * kS);
   // Trigger only (interval 0): no rounds at all.
   CkptScheduleConfig t;
   t.log_trigger = 10;
