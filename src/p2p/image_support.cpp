@@ -2,15 +2,15 @@
 // kept apart from the protocol files so that the transports can change
 // under it.
 #include "p2p/engine.hpp"
+#include "p2p/engine_state.hpp"
 
 namespace ftmpi::p2p {
 
 bool Engine::quiescent() {
   if (active_sends_ > abandoned_sends_ || !pending_peers_.empty() || !pushing_.empty() || !held_.empty()) return false;
-  for (size_t s = 0; s < peers_.size(); ++s) {
-    const Peer& p = peers_[s];
+  for (const Peer& p : peers_) {
     if (p.awaiting_resend > 0) return false;
-    if (p.via == Via::kTcp && tcp_.queued_bytes(static_cast<int32_t>(s)) > 0) return false;
+    if (p.link && !p.link->tx->drained(p.addr)) return false;
   }
   bool busy = false;
   pool_.for_each_live([&](Request* r) {
