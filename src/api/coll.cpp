@@ -118,7 +118,7 @@ int PMPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, c
   if (!ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
   InPlace ip;
   if (c->rank() == root && sbuf == MPI_IN_PLACE) {
-    if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(displs, "displs", w)))
+    if (!ok(e = check_vector(rcounts, c->size(), "recvcounts", displs, "displs", w)))
       return call.fail(c, e, "%s", w.text);
     TypeObj* t = rt()->types.get(rtype);
     const long long off = t ? static_cast<long long>(displs[root]) * t->type->extent() : 0;
@@ -128,7 +128,7 @@ int PMPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, c
   }
   if (!ok(e = check_side(sbuf, scount, stype, &st, w))) return call.fail(c, e, "%s", w.text);
   if (c->rank() == root) {
-    if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(displs, "displs", w)) ||
+    if (!ok(e = check_vector(rcounts, c->size(), "recvcounts", displs, "displs", w)) ||
         !ok(e = check_type(rtype, &rt_, w)) || !ok(e = check_buffer(rbuf, rcounts[root], *rt_, w)) ||
         !ok(e = check_same_signature(**st, scount, **rt_, rcounts[root], w)) ||
         !ok(e = check_not_aliased(sbuf, bytes_of(scount, *st), rbuf, bytes_of(rcounts[root], *rt_), w)))
@@ -164,7 +164,7 @@ int PMPI_Scatterv(const void* sbuf, const int* scounts, const int* displs, MPI_D
   }
   if (!ok(e = check_side(rbuf, rcount, rtype, &rt_, w))) return call.fail(c, e, "%s", w.text);
   if (c->rank() == root) {
-    if (!ok(e = check_counts(scounts, c->size(), "sendcounts", w)) || !ok(e = check_displs(displs, "displs", w)) ||
+    if (!ok(e = check_vector(scounts, c->size(), "sendcounts", displs, "displs", w)) ||
         !ok(e = check_type(stype, &st, w)) || !ok(e = check_buffer(sbuf, scounts[root], *st, w)) ||
         !ok(e = check_same_signature(**st, scounts[root], **rt_, rcount, w)) ||
         !ok(e = check_not_aliased(sbuf, bytes_of(scounts[root], *st), rbuf, bytes_of(rcount, *rt_), w)))

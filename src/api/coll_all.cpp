@@ -77,7 +77,7 @@ int PMPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf
   const int me = c->rank();
   InPlace ip;
   if (sbuf == MPI_IN_PLACE) {
-    if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(displs, "displs", w)))
+    if (!ok(e = check_vector(rcounts, c->size(), "recvcounts", displs, "displs", w)))
       return call.fail(c, e, "%s", w.text);
     TypeObj* t = rt()->types.get(rtype);
     const long long off = t ? static_cast<long long>(displs[me]) * t->type->extent() : 0;
@@ -86,7 +86,7 @@ int PMPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf
     stype = rtype;
   }
   if (!ok(e = check_side(sbuf, scount, stype, &st, w)) ||
-      !ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(displs, "displs", w)) ||
+      !ok(e = check_vector(rcounts, c->size(), "recvcounts", displs, "displs", w)) ||
       !ok(e = check_side(rbuf, rcounts[me], rtype, &rt_, w)) ||
       !ok(e = check_same_signature(**st, scount, **rt_, rcounts[me], w)) ||
       !ok(e = check_not_aliased(sbuf, bytes_of(scount, *st), rbuf, bytes_of(rcounts[me], *rt_), w)))
@@ -112,7 +112,7 @@ int PMPI_Alltoallv(const void* sbuf, const int* scounts, const int* sdispls, MPI
   const int me = c->rank();
   InPlace ip;
   if (sbuf == MPI_IN_PLACE) {
-    if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(rdispls, "rdispls", w)))
+    if (!ok(e = check_vector(rcounts, c->size(), "recvcounts", rdispls, "rdispls", w)))
       return call.fail(c, e, "%s", w.text);
     long long hi = 0;
     for (int r = 0; r < c->size(); ++r) hi = std::max(hi, static_cast<long long>(rdispls[r]) + rcounts[r]);
@@ -121,8 +121,8 @@ int PMPI_Alltoallv(const void* sbuf, const int* scounts, const int* sdispls, MPI
     sdispls = rdispls;
     stype = rtype;
   }
-  if (!ok(e = check_counts(scounts, c->size(), "sendcounts", w)) || !ok(e = check_displs(sdispls, "sdispls", w)) ||
-      !ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(rdispls, "rdispls", w)) ||
+  if (!ok(e = check_vector(scounts, c->size(), "sendcounts", sdispls, "sdispls", w)) ||
+      !ok(e = check_vector(rcounts, c->size(), "recvcounts", rdispls, "rdispls", w)) ||
       !ok(e = check_side(sbuf, scounts[me], stype, &st, w)) || !ok(e = check_side(rbuf, rcounts[me], rtype, &rt_, w)) ||
       !ok(e = check_same_signature(**st, scounts[me], **rt_, rcounts[me], w)))
     return call.fail(c, e, "%s", w.text);

@@ -74,8 +74,7 @@ Err check_v_side(const void* buf, const int* counts, const int* displs, int coun
                  const char* what, const dtype::TypeRef** t, Why& w) {
   Err e;
   if (!counts) return check_side(buf, count, dt, t, w);
-  if (!ok(e = check_type(dt, t, w)) || !ok(e = check_counts(counts, n, what, w)) ||
-      !ok(e = check_displs(displs, what, w)))
+  if (!ok(e = check_type(dt, t, w)) || !ok(e = check_vector(counts, n, what, displs, what, w)))
     return e;
   for (int r = 0; r < n; ++r)
     if (!ok(e = check_buffer(buf, counts[r], **t, w))) return e;
@@ -157,8 +156,8 @@ int inter_alltoallw(Call& call, comm::Communicator& c, const void* sbuf, const i
   Err e;
   const int n = c.remote_size();
   const size_t un = static_cast<size_t>(n);
-  if (!ok(e = check_counts(scounts, n, "sendcounts", w)) || !ok(e = check_displs(sdispls, "sdispls", w)) ||
-      !ok(e = check_counts(rcounts, n, "recvcounts", w)) || !ok(e = check_displs(rdispls, "rdispls", w)))
+  if (!ok(e = check_vector(scounts, n, "sendcounts", sdispls, "sdispls", w)) ||
+      !ok(e = check_vector(rcounts, n, "recvcounts", rdispls, "rdispls", w)))
     return call.fail(&c, e, "%s", w.text);
   if (!stypes || !rtypes) return call.fail(&c, Err::kArg, "a types array is null");
   std::vector<dtype::TypeRef> types(2 * un);

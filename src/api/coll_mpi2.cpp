@@ -17,7 +17,7 @@ namespace {
 Err w_side(const void* buf, const int* counts, const int* displs, const MPI_Datatype* types, int n, const char* what,
            std::vector<dtype::TypeRef>* out, Why& w) {
   Err e;
-  if (!ok(e = check_counts(counts, n, what, w)) || !ok(e = check_displs(displs, what, w))) return e;
+  if (!ok(e = check_vector(counts, n, what, displs, what, w))) return e;
   if (!types) return w.set(Err::kArg, "the %s types array is null", what);
   out->resize(static_cast<size_t>(n));
   for (int r = 0; r < n; ++r) {

@@ -161,8 +161,7 @@ int PMPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, 
   Err e;
   if (!ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
   const bool is_root = c->rank() == root;
-  if (is_root && (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) ||
-                  !ok(e = check_displs(displs, "displs", w))))
+  if (is_root && (!ok(e = check_vector(rcounts, c->size(), "recvcounts", displs, "displs", w))))
     return call.fail(c, e, "%s", w.text);
   auto ip = std::make_unique<InPlace>();
   if (is_root && sbuf == MPI_IN_PLACE) {
@@ -198,8 +197,7 @@ int PMPI_Iscatterv(const void* sbuf, const int scounts[], const int displs[], MP
   Err e;
   if (!ok(e = check_root(*c, root, w))) return call.fail(c, e, "%s", w.text);
   const bool is_root = c->rank() == root;
-  if (is_root && (!ok(e = check_counts(scounts, c->size(), "sendcounts", w)) ||
-                  !ok(e = check_displs(displs, "displs", w))))
+  if (is_root && (!ok(e = check_vector(scounts, c->size(), "sendcounts", displs, "displs", w))))
     return call.fail(c, e, "%s", w.text);
   auto ip = std::make_unique<InPlace>();
   if (is_root && rbuf == MPI_IN_PLACE) {
@@ -232,7 +230,7 @@ int PMPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbu
   Why w;
   Err e;
   const int me = c->rank();
-  if (!ok(e = check_counts(rcounts, c->size(), "recvcounts", w)) || !ok(e = check_displs(displs, "displs", w)))
+  if (!ok(e = check_vector(rcounts, c->size(), "recvcounts", displs, "displs", w)))
     return call.fail(c, e, "%s", w.text);
   auto ip = std::make_unique<InPlace>();
   if (sbuf == MPI_IN_PLACE) {
@@ -263,7 +261,7 @@ int PMPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[], 
   Why w;
   Err e;
   const int me = c->rank(), n = c->size();
-  if (!ok(e = check_counts(rcounts, n, "recvcounts", w)) || !ok(e = check_displs(rdispls, "rdispls", w)))
+  if (!ok(e = check_vector(rcounts, n, "recvcounts", rdispls, "rdispls", w)))
     return call.fail(c, e, "%s", w.text);
   auto ip = std::make_unique<InPlace>();
   if (sbuf == MPI_IN_PLACE) {
@@ -273,7 +271,7 @@ int PMPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[], 
     stype = rtype;
   }
   const dtype::TypeRef *st = nullptr, *rt_ = nullptr;
-  if (!ok(e = check_counts(scounts, n, "sendcounts", w)) || !ok(e = check_displs(sdispls, "sdispls", w)) ||
+  if (!ok(e = check_vector(scounts, n, "sendcounts", sdispls, "sdispls", w)) ||
       !ok(e = check_side(sbuf, scounts[me], stype, &st, w)) || !ok(e = check_side(rbuf, rcounts[me], rtype, &rt_, w)) ||
       !ok(e = check_same_signature(**st, scounts[me], **rt_, rcounts[me], w)))
     return call.fail(c, e, "%s", w.text);

@@ -72,8 +72,10 @@ Err check_counts(const int* counts, int n, const char* what, Why& w) {
   return Err::kOk;
 }
 
-Err check_displs(const int* displs, const char* what, Why& w) {
-  return displs ? Err::kOk : w.set(Err::kArg, "%s is a null array", what);
+Err check_vector(const int* counts, int n, const char* counts_name, const int* displs, const char* displs_name,
+                 Why& w) {
+  if (Err e = check_counts(counts, n, counts_name, w); !ok(e)) return e;
+  return displs ? Err::kOk : w.set(Err::kArg, "%s is a null array", displs_name);
 }
 
 }  // namespace ftmpi::api

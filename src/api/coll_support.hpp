@@ -84,7 +84,10 @@ Err check_same_signature(const dtype::Type& st, int scount, const dtype::Type& r
 
 // A count array of `n` entries: present and none negative.
 Err check_counts(const int* counts, int n, const char* what, Why& w);
-Err check_displs(const int* displs, const char* what, Why& w);
+// A vector collective's counts (as check_counts), then its displacements:
+// present.
+Err check_vector(const int* counts, int n, const char* counts_name, const int* displs, const char* displs_name,
+                 Why& w);
 
 // MPI-1.2 forbids a send buffer that is also the receive buffer.
 inline Err check_not_aliased(const void* sbuf, size_t sbytes, const void* rbuf, size_t rbytes, Why& w) {
