@@ -3,18 +3,26 @@
 --ft-transparent, with one kill and with three kills (fixed seeds, rank 0
 included), each with the same checks as its own CTest entry.
 
-  run_matrix.py BUILD_DIR [--filter REGEX] [--jobs-timeout S]
+  run_matrix.py BUILD_DIR [--filter REGEX] [--plan 1|3] [--repeat N]
+                [--log-dir DIR] [--verbose]
 
 The test list comes from `ctest --show-only=json-v1`: every test that runs a
 program of BUILD_DIR/tests/mpi through run_job.py and expects exit status 0,
 minus the fault-tolerance tests (FT modes, failures, injections). For each,
 the launcher gets --ft-transparent and the kills; the figures at the end say
 how many runs passed and how many kills hit a running job.
+
+Every failing run leaves its command line, exit status, stdout and stderr in
+LOG_DIR/<test>.<plan>[.<repeat>].log (default LOG_DIR:
+BUILD_DIR/transparent-matrix), so that a failure can be diagnosed after the
+matrix ended; the directory is emptied of older logs when the matrix starts.
+--plan runs one of the two kill plans only, --repeat runs each N times.
 """
 import argparse
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -65,33 +73,57 @@ def run(cmd, sep, env, kills, seed):
     p = subprocess.run(new, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, **env))
     err = p.stderr.decode(errors="replace")
     died = len(re.findall(r"rank \d+ .*(died|killed)", err))
-    return p.returncode == 0, died, time.time() - t0, p.stdout.decode(errors="replace") + err
+    return p.returncode, died, time.time() - t0, new, p.stdout.decode(errors="replace"), err
+
+
+def keep_log(log_dir, name, label, rep, status, cmd, out, err):
+    """Writes a failing run's command, status and output; returns the path."""
+    base = f"{name}.{label.replace(' ', '')}" + (f".{rep}" if rep else "")
+    path = os.path.join(log_dir, re.sub(r"[^A-Za-z0-9_.-]", "_", base) + ".log")
+    with open(path, "w") as f:
+        f.write("command: " + " ".join(shlex.quote(c) for c in cmd) + "\n")
+        f.write(f"exit status: {status}\n\n--- stdout ---\n{out}\n--- stderr ---\n{err}")
+    return path
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--filter", default="")
-    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--plan", choices=["1", "3"], help="run this kill plan only")
+    ap.add_argument("--repeat", type=int, default=1, help="run every case N times")
+    ap.add_argument("--log-dir", help="where failing runs leave their output (default BUILD_DIR/transparent-matrix)")
+    ap.add_argument("--verbose", action="store_true", help="print a failing run's output too")
     a = ap.parse_args()
     tests = [t for t in load_tests(a.build) if re.search(a.filter, t[0])]
     plans = {
         "1 kill": (["kill rank=0 at=30ms"], 1),
         "3 kills": (["kill random at=20ms every=40ms count=3"], 7),
     }
+    if a.plan:
+        plans = {k: v for k, v in plans.items() if k.startswith(a.plan)}
+    log_dir = a.log_dir or os.path.join(a.build, "transparent-matrix")
+    os.makedirs(log_dir, exist_ok=True)
+    for old in os.listdir(log_dir):
+        if old.endswith(".log"):
+            os.unlink(os.path.join(log_dir, old))
     total = passed = hits = 0
     failed = []
     for name, cmd, sep, env in tests:
         for label, (kills, seed) in plans.items():
-            ok, died, secs, text = run(cmd, sep, env, kills, seed)
-            total += 1
-            passed += ok
-            hits += died
-            print(f"{'ok  ' if ok else 'FAIL'} {name:45s} {label:8s} {died} kill(s) hit  {secs:5.1f} s", flush=True)
-            if not ok:
-                failed.append(f"{name} ({label})")
-                if a.verbose:
-                    print(text)
+            for rep in range(a.repeat):
+                status, died, secs, full, out, err = run(cmd, sep, env, kills, seed)
+                ok = status == 0
+                total += 1
+                passed += ok
+                hits += died
+                print(f"{'ok  ' if ok else 'FAIL'} {name:45s} {label:8s} {died} kill(s) hit  {secs:5.1f} s",
+                      flush=True)
+                if not ok:
+                    path = keep_log(log_dir, name, label, rep if a.repeat > 1 else 0, status, full, out, err)
+                    failed.append(f"{name} ({label}): {path}")
+                    if a.verbose:
+                        print(out + err)
     print(f"\nmatrix: {passed}/{total} runs passed, {hits} kills hit a running job, {len(tests)} programs")
     for f in failed:
         print("  failed: " + f)
