@@ -88,7 +88,8 @@ class Logger {
   }
   Outcomes& outcomes() { return outcomes_; }
   void flush_determinants();
-  // true: nothing unacknowledged any more, held sends may go.
+  // true: every flushed batch is acknowledged, held sends may go (even if
+  // determinants were recorded since: the next send flushes those).
   bool on_batch_acked();
 
   // --- peers ---

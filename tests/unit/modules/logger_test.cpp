@@ -237,6 +237,29 @@ TEST(Logger, PessimismHoldsSendsUntilDeterminantsAreAcked) {
   EXPECT_TRUE(net[0].send(1, "n"));  // named traffic alone never waits
 }
 
+// A held send waits for the determinants recorded before it, not for those
+// recorded after: a process polling in a Test loop records a failed poll on
+// every call, and its held send (a nonblocking collective's forward) must go
+// at the ack of the batch it flushed. Before: held until may_send(), i.e.
+// forever while the loop polls (mpi23.nbc hung under kills at np 8 and 16).
+TEST(Logger, HeldSendsGoAtTheAckOfTheirBatchWhateverWasRecordedSince) {
+  Net net(2);
+  auto& o = net[0].lg->outcomes();
+  o.matched(o.next_wildcard(), 1, 1);
+  EXPECT_FALSE(net[0].send(1, "forward"));
+  EXPECT_EQ(net[0].unacked_batches, 1u);
+  o.polled(false);  // the Test loop goes on
+  o.polled(false);
+  net[0].ack_all();
+  net.run();
+  EXPECT_EQ(payloads(net[1].delivered, 0), "forward,");
+  EXPECT_FALSE(net[0].send(1, "next"));  // the failed polls precede it: flushed, held
+  EXPECT_EQ(net[0].unacked_batches, 1u);
+  net[0].ack_all();
+  net.run();
+  EXPECT_EQ(payloads(net[1].delivered, 0), "forward,next,");
+}
+
 TEST(Logger, RestartedProcessReplaysItsDeterminantsThenCatchesUp) {
   Net net(3);
   auto& o = net[0].lg->outcomes();
