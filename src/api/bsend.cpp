@@ -54,6 +54,20 @@ Err start_buffered(p2p::Request* w, Why& why) {
   // Copies whose sends finished since the last call may not have been
   // noticed yet: progress once before giving up.
   while (!space && eng.progress() > 0) space = R.bsend.reserve(n);
+  // Whether there was room depends on how far earlier copies got: an
+  // outcome MPI gives, logged in transparent mode as a poll (failed: no
+  // room), and taken from the log by a replay, whose copies to survivors
+  // complete at once (spec/transparent-mode.md §3).
+  if (eng.module()) {
+    uint8_t room = space != nullptr;
+    eng.decide_poll(p2p::PollKind::kTest, &room, 1);
+    if (!room && space) {
+      R.bsend.release(space);
+      space = nullptr;
+    } else if (room && !space) {
+      eng.wait_until([&] { return (space = R.bsend.reserve(n)) != nullptr || eng.interrupted(); });
+    }
+  }
   if (!space)
     return why.set(Err::kBuffer,
                    "the attached buffer (%zu bytes, %zu in use) has no room for %llu bytes + MPI_BSEND_OVERHEAD",
@@ -74,7 +88,11 @@ Err start_buffered(p2p::Request* w, Why& why) {
   w->peer_slot = dst.slot;
   w->started = true;
   w->complete = true;
+  const uint64_t numbered = eng.last_send_seq(dst.slot);
   eng.start_send(m);  // may complete and release m right away
+  // The user's request knows its message's channel number: a cancel that
+  // withdraws it after the copy completed names it to the module.
+  if (eng.last_send_seq(dst.slot) != numbered) w->seq = eng.last_send_seq(dst.slot);
   return Err::kOk;
 }
 

@@ -11,6 +11,8 @@
 // or matched (too late: the send completes normally, and any ACK, CTS or FIN
 // the receiver sent precedes the reply). The two ids differ only for a
 // buffered send, whose message travels in an internal request.
+#include <algorithm>
+
 #include "p2p/engine_state.hpp"
 
 namespace ftmpi::p2p {
@@ -27,9 +29,9 @@ void Engine::cancel(Request* w) {
   const uint64_t msg_id = buffered ? w->remote_req : w->id;
   Request* m = buffered ? pool_.find(msg_id) : w;
   if (m && m->proto == Proto::kQueued && unqueue(m)) {  // never left this process
-    mark_withdrawn(m);
+    mark_withdrawn(m, false);
     complete(m);
-    mark_withdrawn(w);
+    mark_withdrawn(w, false);
     return;
   }
   Peer& p = peer(w->peer_slot);
@@ -53,7 +55,7 @@ void Engine::cancel(Request* w) {
   send_ctl(w->peer_slot, c);
 }
 
-void Engine::mark_withdrawn(Request* r) {
+void Engine::mark_withdrawn(Request* r, bool left) {
   // A send withdrawn because a failure interrupted its blocking call did not
   // deliver and reports the failure; one the user cancelled is "cancelled".
   if (r->ft_interrupted) {
@@ -62,10 +64,14 @@ void Engine::mark_withdrawn(Request* r) {
   }
   r->cancelled = true;
   if (module_ && r->kind == ReqKind::kSend && r->seq != 0 && r->peer_slot != self_.slot)
-    module_->on_withdrawn(r->peer_slot, r->seq);
+    module_->on_withdrawn(r->peer_slot, r->seq, left);
 }
 
 bool Engine::unqueue(Request* m) {
+  if (auto w = std::find(withheld_.begin(), withheld_.end(), m); w != withheld_.end()) {
+    withheld_.erase(w);
+    return true;
+  }
   Peer& p = peer(m->peer_slot);
   for (auto it = p.pending.begin(); it != p.pending.end(); ++it) {
     if (it->req == m) {

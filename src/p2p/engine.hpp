@@ -126,6 +126,8 @@ class Engine final : public rte::EventSink {
   // (nothing queued) when the engine still has that message queued itself,
   // or the slot is not known.
   bool inject(int32_t slot, const Envelope& e, const void* data, uint64_t len);
+  // The last channel sequence number given to a send to `slot` (0: none).
+  uint64_t last_send_seq(int32_t slot) const;
 
   Request* alloc_request() { return pool_.alloc(); }
   Request* request_at(uint32_t idx) const { return pool_.at(idx); }
@@ -333,6 +335,9 @@ class Engine final : public rte::EventSink {
   // kDuplicate handled: true when the frame must go no further.
   bool screen_arrival(const MatchHdr& h, const RtsInfo& info, const uint8_t* iovs);
   bool resume_from(const MatchHdr& h, const RtsInfo& info, const uint8_t* iovs);
+  // A duplicate synchronous EAGER whose first copy is still unexpected: the
+  // copy now names the re-executed send (true), to be acknowledged at its match.
+  bool rebind_duplicate(const MatchHdr& h);
   void hide_failure(int32_t slot);
   // fault tolerance (recovery.cpp)
   Verdict guard(int32_t src_slot, const FrameStamp& f) const;
@@ -351,7 +356,8 @@ class Engine final : public rte::EventSink {
   void finalize_handlers();
 
   // cancel protocol (cancel.cpp)
-  void mark_withdrawn(Request* r);
+  // `left`: the message had left this process (ModuleSeam::on_withdrawn).
+  void mark_withdrawn(Request* r, bool left = true);
   bool unqueue(Request* m);
   // Removes the unexpected message; its channel sequence number, 0: not there.
   uint64_t withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t msg_id);
@@ -413,6 +419,9 @@ class Engine final : public rte::EventSink {
   // gets the answer the dead incarnation got.
   std::set<std::pair<int32_t, uint64_t>> withdrawn_seqs_;
   std::set<std::pair<int32_t, uint64_t>> withdrawn_dups_;
+  // Sends the module withholds (SendVerdict::kWithhold) until the user's
+  // cancel withdraws them.
+  std::vector<Request*> withheld_;
   bool interrupted_ = false;
   bool lonely_wildcards_fail_ = false;
   bool epoch_discard_ = false;  // RESET after a recovery: frames of earlier epochs are dropped

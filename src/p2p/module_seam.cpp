@@ -40,7 +40,12 @@ bool Engine::announce_send(Peer& p, int32_t slot, Request* r) {
   e.sync = r->mode == SendMode::kSync;
   const SendVerdict v = module_->on_send(e, r->data);
   r->sum = e.sum;
-  if (v != SendVerdict::kHold || p.self) return false;
+  if (v == SendVerdict::kGo || p.self) return false;
+  if (v == SendVerdict::kWithhold) {
+    r->proto = Proto::kQueued;  // as a send that never left: cancel() unqueues it
+    withheld_.push_back(r);
+    return true;
+  }
   queue_send(p, slot, r, true);
   return true;
 }
@@ -71,6 +76,8 @@ bool Engine::screen_arrival(const MatchHdr& h, const RtsInfo& info, const uint8_
   // that waits for the match gets the answer it would have had, and so does
   // its cancel of a message a cancel withdrew here before.
   if (withdrawn_seqs_.count({h.src_slot, h.seq})) withdrawn_dups_.emplace(h.src_slot, h.sreq);
+  // A synchronous send still unmatched here completes at its match, not now.
+  if (h.type == MsgType::kEager && (h.flags & kFlagSync) && rebind_duplicate(h)) return true;
   CtlHdr c{};
   c.sreq = h.sreq;
   if (h.type == MsgType::kRts) c.type = MsgType::kFin;
@@ -78,6 +85,18 @@ bool Engine::screen_arrival(const MatchHdr& h, const RtsInfo& info, const uint8_
   else return true;
   send_ctl(h.src_slot, c);
   return true;
+}
+
+bool Engine::rebind_duplicate(const MatchHdr& h) {
+  MatchTable::Queues& q = match_.queues(h.ctx);
+  for (Unexpected* u = q.unexp_head; u; u = u->next) {
+    if (u->hdr.src_slot != h.src_slot || u->hdr.seq != h.seq) continue;
+    // Its match acknowledges the re-executed send, by its new request id.
+    u->hdr.sreq = h.sreq;
+    u->hdr.src_inc = h.src_inc;
+    return true;
+  }
+  return false;
 }
 
 bool Engine::resume_from(const MatchHdr& h, const RtsInfo& info, const uint8_t* iovs) {
@@ -175,6 +194,10 @@ void Engine::peer_restarted(const rte::Card& card) {
   p.down = false;
   if (p.pending.empty()) std::erase(pending_peers_, slot);
   replay_held();
+}
+
+uint64_t Engine::last_send_seq(int32_t slot) const {
+  return slot >= 0 && static_cast<size_t>(slot) < peers_.size() ? peers_[static_cast<size_t>(slot)].send_seq : 0;
 }
 
 bool Engine::inject(int32_t slot, const Envelope& e, const void* data, uint64_t len) {

@@ -8,7 +8,8 @@
 // Where each call is made and what it may do: spec/module-seam.md. In short:
 //   on_send        start_send, destination resolved, before the first byte
 //                  leaves; may copy the payload; may HOLD sends to other
-//                  processes until Engine::release_held()
+//                  processes until Engine::release_held(), or WITHHOLD one
+//                  until the user cancels it
 //   on_arrival     an EAGER/RTS from another process passed the frame guard,
 //                  before matching; may drop it as a duplicate
 //   force_source   a wildcard receive or probe is about to match (replay:
@@ -54,6 +55,9 @@ struct Envelope {
 enum class SendVerdict : uint8_t {
   kGo,    // send now
   kHold,  // keep it (and everything after it to that process) until release_held()
+  kWithhold,  // never send it: it waits apart, later sends pass it, and only
+              // the user's cancel ends it (withdrawn); a replay of a send the
+              // dead incarnation withdrew before it left
 };
 
 enum class ArrivalVerdict : uint8_t {
@@ -69,6 +73,8 @@ enum class FailurePolicy : uint8_t {
   kHide,  // transparent mode: nothing fails, traffic to the slot waits for its next incarnation
 };
 
+// kTest also stands for a buffered send asking for room in the attached
+// buffer (pick[0]: there was room).
 enum class PollKind : uint8_t { kTest, kTestall, kTestany, kTestsome, kWaitany, kWaitsome, kIprobe };
 
 class ModuleSeam {
@@ -80,7 +86,9 @@ class ModuleSeam {
   // packed bytes (the user may reuse the buffer as soon as the send
   // completes, which for an eager message is at once). kHold is honoured for
   // other processes only.
-  // It may set e.sum, which the message carries (MatchHdr::sum).
+  // kWithhold (other processes only) keeps this one message out of the
+  // queue: it is never sent, and MPI_Cancel withdraws it as a message that
+  // never left. It may set e.sum, which the message carries (MatchHdr::sum).
   virtual SendVerdict on_send(Envelope& e, TypedBuffer& data) = 0;
 
   // An EAGER or RTS from another process, accepted by the frame guard, before
@@ -122,10 +130,13 @@ class ModuleSeam {
 
   // The user's cancel withdrew message `seq` to `dst_slot`: its receiver
   // never delivers it, so it must not be sent again (e.g. to a restarted
-  // receiver). May come twice for one message.
-  virtual void on_withdrawn(int32_t dst_slot, uint64_t seq) {
+  // receiver). `left`: the message had left this process (the receiver
+  // withdrew it); else it was still queued here and its number is skipped
+  // on the channel. May come twice for one message.
+  virtual void on_withdrawn(int32_t dst_slot, uint64_t seq, bool left) {
     (void)dst_slot;
     (void)seq;
+    (void)left;
   }
 
   // The runtime's event logger acknowledged determinant batches up to

@@ -142,7 +142,10 @@ void Engine::match_unexpected(Request* r, Unexpected* u) {
 void Engine::deliver_eager(Request* r, const MatchHdr& h, const uint8_t* payload, size_t plen) {
   set_recv_status(r, h);
   if (r->st_bytes) r->data.unpack(0, payload, r->st_bytes);
-  if (h.flags & kFlagSync) {
+  // A synchronous message of a dead incarnation (failure hidden by a module)
+  // is acknowledged to its next one when that one sends it again
+  // (rebind_duplicate): the dead one's request id means nothing there.
+  if ((h.flags & kFlagSync) && (!module_ || h.src_inc == peer(h.src_slot).inc)) {
     CtlHdr ack{};
     ack.type = MsgType::kAck;
     ack.sreq = h.sreq;

@@ -21,6 +21,7 @@ const char* kind_name(DetKind k) {
     case DetKind::kWtick: return "wtick";
     case DetKind::kCancel: return "cancel";
     case DetKind::kProbe: return "probe";
+    case DetKind::kWithdrawn: return "withdrawn";
   }
   return "?";
 }
@@ -30,6 +31,7 @@ std::string describe(const Determinant& d) {
   switch (d.kind) {
     case DetKind::kMatch:
     case DetKind::kProbe:
+    case DetKind::kWithdrawn:
       std::snprintf(buf, sizeof buf, "%s #%llu: slot %d seq %llu", kind_name(d.kind), static_cast<unsigned long long>(d.index),
                     d.slot, static_cast<unsigned long long>(d.seq));
       break;
@@ -70,6 +72,7 @@ void encode_batch(const std::vector<Determinant>& dets, std::vector<uint8_t>& ou
     switch (d.kind) {
       case DetKind::kMatch:
       case DetKind::kProbe:
+      case DetKind::kWithdrawn:
         e.i32(d.slot);
         e.u64(d.seq);
         break;
@@ -107,6 +110,7 @@ Err decode_batches(const uint8_t* bytes, size_t len, std::vector<Determinant>& o
       switch (x.kind) {
         case DetKind::kMatch:
         case DetKind::kProbe:
+        case DetKind::kWithdrawn:
           x.slot = d.i32();
           x.seq = d.u64();
           break;

@@ -10,6 +10,8 @@
 //   kWtime       index-th MPI_Wtime returned `value`
 //   kWtick       index-th MPI_Wtick returned `value`
 //   kCancel      index-th MPI_Cancel outcome (`flag`: the operation was cancelled)
+//   kWithdrawn   index-th send the user's cancel withdrew: message (slot, seq),
+//                never delivered (a replay withholds it)
 //
 // Determinants travel to the event logger in batches (encode_batch); what a
 // restarted process fetches is the concatenation of its batches.
@@ -31,14 +33,15 @@ enum class DetKind : uint8_t {
   kWtick = 5,
   kCancel = 6,
   kProbe = 7,
+  kWithdrawn = 8,
 };
-inline constexpr int kDetKinds = 8;  // array size indexed by DetKind
+inline constexpr int kDetKinds = 9;  // array size indexed by DetKind
 
 struct Determinant {
   DetKind kind = DetKind::kMatch;
   uint64_t index = 0;
-  int32_t slot = -1;         // kMatch, kProbe: the sender's slot
-  uint64_t seq = 0;          // kMatch, kProbe: the message's channel sequence number
+  int32_t slot = -1;         // kMatch, kProbe: the sender's slot; kWithdrawn: the receiver's
+  uint64_t seq = 0;          // kMatch, kProbe, kWithdrawn: the message's channel sequence number
   uint64_t count = 0;        // kPolls
   double value = 0;          // kWtime, kWtick
   bool flag = false;         // kCancel

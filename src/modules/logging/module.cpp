@@ -114,7 +114,13 @@ void Module::cancel(p2p::Request* r) {
   after_event();
 }
 
-void Module::on_withdrawn(int32_t dst_slot, uint64_t seq) { logger_.withdrawn(dst_slot, seq); }
+void Module::on_withdrawn(int32_t dst_slot, uint64_t seq, bool left) {
+  logger_.withdrawn(dst_slot, seq);
+  // Withdrawn before it left: its number is skipped, the receiver may take
+  // later ones, so a replay withholds it (spec §5). One that left is
+  // answered "withdrawn" by its receiver when it comes again.
+  if (!left) logger_.outcomes().withdrew(dst_slot, seq);
+}
 
 void Module::finalize() {
   settle_probe(true);
@@ -175,6 +181,14 @@ p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
     le = logger_.commit(e.dst_slot, e.seq, h.digest());
   }
   e.sum = le->checksum;
+  // The dead incarnation's cancel withdrew it: it must not reach the
+  // receiver, which may have later messages; the replayed cancel ends it.
+  if (logger_.outcomes().replaying() && logger_.outcomes().withhold(e.dst_slot, e.seq)) {
+    logger_.withdrawn(e.dst_slot, e.seq);
+    FTMPI_LOG(kDebug, "logging", "message %llu to rank %d withheld: withdrawn in the dead incarnation",
+              static_cast<unsigned long long>(e.seq), e.dst_slot);
+    return p2p::SendVerdict::kWithhold;
+  }
   return logger_.may_send() ? p2p::SendVerdict::kGo : p2p::SendVerdict::kHold;
 }
 

@@ -1,5 +1,7 @@
 #include "modules/logging/outcomes.hpp"
 
+#include <algorithm>
+
 namespace ftmpi::logging {
 
 namespace {
@@ -8,6 +10,10 @@ size_t at(DetKind k) { return static_cast<size_t>(k); }
 
 void Outcomes::load(std::vector<Determinant> dets) {
   for (Determinant& d : dets) {
+    // Withdrawals are numbered only to tell them apart: new ones come after
+    // every logged one.
+    if (d.kind == DetKind::kWithdrawn)
+      counter_[at(DetKind::kWithdrawn)] = std::max(counter_[at(DetKind::kWithdrawn)], d.index + 1);
     if (keyed(d.kind)) by_index_[at(d.kind)][d.index] = std::move(d);
     else queue_[at(d.kind)].push_back(std::move(d));
     ++remaining_;
@@ -174,6 +180,27 @@ double Outcomes::clock(DetKind k, double live) {
   e.value = live;
   replay_or_record(e, true);
   return e.value;
+}
+
+void Outcomes::withdrew(int32_t slot, uint64_t seq) {
+  if (!withdrawn_.emplace(slot, seq).second) return;
+  Determinant e;
+  e.kind = DetKind::kWithdrawn;
+  e.index = counter_[at(DetKind::kWithdrawn)]++;
+  e.slot = slot;
+  e.seq = seq;
+  record(e);
+}
+
+bool Outcomes::withhold(int32_t slot, uint64_t seq) {
+  auto& m = by_index_[at(DetKind::kWithdrawn)];
+  auto it = std::find_if(m.begin(), m.end(), [&](const auto& kv) { return kv.second.slot == slot && kv.second.seq == seq; });
+  if (it == m.end()) return false;
+  m.erase(it);
+  --remaining_;
+  ++replayed_;
+  withdrawn_.emplace(slot, seq);  // its cancel withdraws it again: not recorded twice
+  return true;
 }
 
 std::optional<bool> Outcomes::forced_cancel(uint64_t i) const {

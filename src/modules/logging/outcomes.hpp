@@ -11,6 +11,12 @@
 // before that later determinant), so the caller must block until it
 // succeeds; once the log is exhausted polls are live again.
 //
+// A send withdrawn by the user's cancel (kWithdrawn) is logged so that a
+// replay withholds it: a message withdrawn before it left had its number
+// skipped, and the receiver may hold later ones; sent again, it would reach
+// the receiver (or a replaying one) as something the dead incarnation never
+// delivered.
+//
 // Pessimism: the determinants recorded since the last flush, and the batches
 // the event logger has not acknowledged yet, forbid sending (may_send());
 // the caller flushes them as one batch (take_batch) and waits for the ack.
@@ -19,6 +25,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,6 +91,14 @@ class Outcomes {
   // against the log in a replay (false: diverged).
   bool cancel_outcome(uint64_t i, bool cancelled);
 
+  // Sends the user's cancel withdrew (never delivered), by (receiver slot,
+  // sequence number); may be told twice. Recorded live (numbered in the
+  // order first told); a replay knows them from the send on.
+  void withdrew(int32_t slot, uint64_t seq);
+  // Replay: was this send withdrawn in the dead incarnation? Then it is
+  // withheld (never sent) until its cancel comes again.
+  bool withhold(int32_t slot, uint64_t seq);
+
   // Pessimism and batching.
   bool has_unflushed() const { return !pending_.empty() || run_count_ > 0; }
   bool may_send() const { return !has_unflushed() && unacked_ == 0; }
@@ -115,12 +130,15 @@ class Outcomes {
   // Replay: one queue per kind, in logged order, except the kinds whose
   // outcomes may be logged out of their numbering order (kMatch, kCancel):
   // those by index.
-  static bool keyed(DetKind k) { return k == DetKind::kMatch || k == DetKind::kCancel; }
+  static bool keyed(DetKind k) { return k == DetKind::kMatch || k == DetKind::kCancel || k == DetKind::kWithdrawn; }
   std::deque<Determinant> queue_[kDetKinds];
   std::map<uint64_t, Determinant> by_index_[kDetKinds];
   size_t remaining_ = 0;
   uint64_t replayed_ = 0;
   std::string divergence_;
+
+  // Withdrawn sends recorded or replayed (a second word about one is ignored).
+  std::set<std::pair<int32_t, uint64_t>> withdrawn_;
 
   // Event counters (both modes).
   uint64_t counter_[kDetKinds] = {};

@@ -132,14 +132,16 @@ static void buffered_pair(int peer, int sender, int* a, int* b) {
     MPI_Request rq = MPI_REQUEST_NULL;
     CHECK(cls(MPI_Ibsend(a, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, &rq)) == MPI_ERR_BUFFER, "ibsend beyond");
     CHECK_MPI(MPI_Send(&one, 1, MPI_INT, peer, 12, MPI_COMM_WORLD)); /* go */
-    /* Detach blocks until the large copy has been received. */
+    /* Detach blocks until the large copy has been transmitted: the buffer
+     * is ours again, and scribbling on it must not reach the receiver, which
+     * takes the message 0.3 s after our go. (How long detach waited is not
+     * MPI's to promise: a transparent-mode replay finds the copy taken by its
+     * dead incarnation long ago and does not wait.) */
     void* back;
     int back_size;
-    double t0 = MPI_Wtime();
     CHECK_MPI(MPI_Buffer_detach(&back, &back_size));
-    double waited = MPI_Wtime() - t0;
     CHECK(back == bbuf && back_size == bsize, "detach gave %p/%d", back, back_size);
-    CHECK(waited > 0.1, "detach returned after %.3f s, before the receiver took the message", waited);
+    memset(bbuf, 0x5a, (size_t)bsize);
     /* Several small messages at once, with room for exactly three. */
     bsize = 3 * (one + MPI_BSEND_OVERHEAD);
     CHECK_MPI(MPI_Buffer_attach(bbuf, bsize));

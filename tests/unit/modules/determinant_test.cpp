@@ -7,13 +7,14 @@ namespace ftmpi::logging {
 namespace {
 
 std::vector<Determinant> sample() {
-  std::vector<Determinant> v(6);
+  std::vector<Determinant> v(7);
   v[0].kind = DetKind::kMatch, v[0].index = 0, v[0].slot = 3, v[0].seq = 17;
   v[1].kind = DetKind::kPolls, v[1].index = 5, v[1].count = 12;
   v[2].kind = DetKind::kCompletion, v[2].index = 1, v[2].which = {4, 0, 2};
   v[3].kind = DetKind::kWtime, v[3].index = 2, v[3].value = 1234.5678901;
   v[4].kind = DetKind::kWtick, v[4].index = 0, v[4].value = 1e-9;
   v[5].kind = DetKind::kCancel, v[5].index = 9, v[5].flag = true;
+  v[6].kind = DetKind::kWithdrawn, v[6].index = 1, v[6].slot = 2, v[6].seq = 40;
   return v;
 }
 
@@ -26,10 +27,10 @@ TEST(Determinants, BatchesRoundTripConcatenated) {
   encode_batch({}, bytes);
   std::vector<Determinant> out;
   ASSERT_EQ(decode_batches(bytes.data(), bytes.size(), out), Err::kOk);
-  ASSERT_EQ(out.size(), 8u);
-  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(out[i], v[i]) << describe(out[i]);
-  EXPECT_EQ(out[6], v[0]);
-  EXPECT_EQ(out[7], v[1]);
+  ASSERT_EQ(out.size(), 9u);
+  for (size_t i = 0; i < 7; ++i) EXPECT_EQ(out[i], v[i]) << describe(out[i]);
+  EXPECT_EQ(out[7], v[0]);
+  EXPECT_EQ(out[8], v[1]);
 }
 
 TEST(Determinants, MalformedInputIsRefusedWhole) {
@@ -57,6 +58,7 @@ TEST(Determinants, DescribeNamesTheEvent) {
   EXPECT_EQ(describe(v[0]), "match #0: slot 3 seq 17");
   EXPECT_EQ(describe(v[1]), "polls #5..16 failed");
   EXPECT_EQ(describe(v[5]), "cancel #9: cancelled");
+  EXPECT_EQ(describe(v[6]), "withdrawn #1: slot 2 seq 40");
 }
 
 }  // namespace

@@ -186,5 +186,39 @@ TEST(Outcomes, CancelsAreKeyedByCallOrderNotCompletionOrder) {
   EXPECT_FALSE(r.forced_cancel(r.next_cancel()));  // past the log: live
 }
 
+// A send withdrawn before it left had its number skipped: the replay must
+// withhold that one message (and only it) and not record it again when its
+// cancel withdraws it anew; a withdrawal new in the replay is recorded with
+// a number of its own.
+TEST(Outcomes, WithdrawnSendsAreWithheldInTheReplay) {
+  Outcomes live;
+  live.withdrew(3, 7);
+  live.withdrew(3, 7);  // told twice (request and message): one determinant
+  EXPECT_FALSE(live.may_send());
+  auto dets = flushed(live);
+  ASSERT_EQ(dets.size(), 1u);
+  EXPECT_EQ(dets[0].kind, DetKind::kWithdrawn);
+  Outcomes r;
+  r.load(dets);
+  EXPECT_TRUE(r.replaying());
+  EXPECT_FALSE(r.withhold(3, 6));
+  EXPECT_FALSE(r.withhold(2, 7));
+  EXPECT_TRUE(r.withhold(3, 7));
+  EXPECT_FALSE(r.replaying());
+  r.withdrew(3, 7);  // its replayed cancel: already in the log
+  std::vector<uint8_t> none;
+  EXPECT_FALSE(r.take_batch(none));
+  r.withdrew(1, 2);
+  auto fresh = flushed(r);
+  ASSERT_EQ(fresh.size(), 1u);
+  EXPECT_NE(fresh[0].index, dets[0].index);  // a third incarnation tells them apart
+  dets.insert(dets.end(), fresh.begin(), fresh.end());
+  Outcomes third;
+  third.load(dets);
+  EXPECT_TRUE(third.withhold(1, 2));
+  EXPECT_TRUE(third.withhold(3, 7));
+  EXPECT_FALSE(third.replaying());
+}
+
 }  // namespace
 }  // namespace ftmpi::logging
