@@ -8,6 +8,7 @@
 #include "api/args.hpp"
 #include "api/coll_schedule.hpp"
 #include "api/coll_support.hpp"
+#include "api/comm_support.hpp"
 #include "coll/inter/intercomm.hpp"
 
 namespace ftmpi::api {
@@ -21,9 +22,11 @@ namespace inter = coll::inter;
 comm::Communicator& local_comm(comm::Communicator& c) {
   CommState& st = state_of(c);
   if (!st.inter_local) {
+    const bool by_slot = member_naming() == comm::ops::Naming::kSlot;
     uint64_t salt = comm::mix64(0x1c0u + static_cast<uint64_t>(c.size()));
     for (const ProcId& p : c.group().members())
-      salt = comm::mix64(salt ^ ((static_cast<uint64_t>(static_cast<uint32_t>(p.slot)) << 32) | p.incarnation));
+      salt = comm::mix64(salt ^ ((static_cast<uint64_t>(static_cast<uint32_t>(p.slot)) << 32) |
+                                 (by_slot ? 0u : p.incarnation)));
     st.inter_local = std::make_unique<comm::Communicator>(comm::derive_context(c.ctx(), 0, salt), c.group_ref(),
                                                           c.rank());
   }

@@ -15,17 +15,6 @@
 using namespace ftmpi;
 using namespace ftmpi::api;
 
-namespace {
-
-uint64_t group_hash(const comm::Group& g) {
-  uint64_t h = comm::mix64(static_cast<uint64_t>(g.size()));
-  for (const ProcId& p : g.members())
-    h = comm::mix64(h ^ ((static_cast<uint64_t>(static_cast<uint32_t>(p.slot)) << 32) | p.incarnation));
-  return h;
-}
-
-}  // namespace
-
 extern "C" {
 
 int PMPI_Comm_create_group(MPI_Comm ch, MPI_Group gh, int tag, MPI_Comm* newcomm) {
@@ -47,7 +36,7 @@ int PMPI_Comm_create_group(MPI_Comm ch, MPI_Group gh, int tag, MPI_Comm* newcomm
     *newcomm = MPI_COMM_NULL;
     return MPI_SUCCESS;
   }
-  const uint64_t salt = comm::mix64(group_hash(**g) ^ (static_cast<uint64_t>(tag) << 1) ^ 0x5a5a);
+  const uint64_t salt = comm::mix64(comm::ops::group_hash(**g, member_naming()) ^ (static_cast<uint64_t>(tag) << 1) ^ 0x5a5a);
   uint32_t& n = rt()->create_group_calls[{c->ctx(), salt}];
   const uint64_t ctx = comm::derive_context(c->ctx(), n++, salt);
   *newcomm = adopt_comm(std::make_unique<comm::Communicator>(ctx, *g, me), *c);

@@ -7,8 +7,15 @@
 #include "api/call.hpp"
 #include "api/runtime.hpp"
 #include "comm/model/communicator.hpp"
+#include "comm/ops/group_algebra.hpp"
 
 namespace ftmpi::api {
+
+// How members are named in values that several processes compute from a
+// group (comm/ops/group_algebra.hpp): by slot alone in transparent mode.
+inline comm::ops::Naming member_naming() {
+  return rt()->logging ? comm::ops::Naming::kSlot : comm::ops::Naming::kIncarnation;
+}
 
 // The group behind a handle (MPI_GROUP_EMPTY included), or nullptr.
 const comm::GroupRef* lookup_group(MPI_Group h);

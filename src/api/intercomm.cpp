@@ -78,7 +78,11 @@ int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h, i
     }
   }
   std::unique_ptr<comm::Communicator> n;
-  Err e = comm::ops::intercomm_create(rt()->engine, *local, local_leader, peer, remote_leader, tag, leader_check, &n);
+  // Transparent mode: members named as this process's world group names them.
+  const comm::Group* view =
+      member_naming() == comm::ops::Naming::kSlot ? &lookup_comm(MPI_COMM_WORLD)->group() : nullptr;
+  Err e = comm::ops::intercomm_create(rt()->engine, *local, local_leader, peer, remote_leader, tag, leader_check,
+                                      view, &n);
   if (!ok(e)) {
     *newintercomm = MPI_COMM_NULL;
     const char* why = !ok(leader_check)                 ? w.text
@@ -100,7 +104,7 @@ int PMPI_Intercomm_merge(MPI_Comm ch, int high, MPI_Comm* newintracomm) {
   if (!newintracomm) return call.fail(c, Err::kArg, "newintracomm pointer is null");
   if (int code = MPI_SUCCESS; call.ft_blocked_collective(c, &code)) return code;
   std::unique_ptr<comm::Communicator> n;
-  if (Err e = comm::ops::intercomm_merge(rt()->engine, *c, high != 0, &n); !ok(e)) {
+  if (Err e = comm::ops::intercomm_merge(rt()->engine, *c, high != 0, member_naming(), &n); !ok(e)) {
     *newintracomm = MPI_COMM_NULL;
     return call.fail(c, e, "exchanging the high flags failed");
   }

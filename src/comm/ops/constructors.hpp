@@ -19,6 +19,7 @@
 
 #include "base/err.hpp"
 #include "comm/model/communicator.hpp"
+#include "comm/ops/group_algebra.hpp"
 #include "p2p/engine.hpp"
 
 namespace ftmpi::comm::ops {
@@ -60,16 +61,20 @@ std::vector<int> split_members(const std::vector<ColorKey>& all, int my_rank, in
 // leaders' exchange on the peer communicator's point-to-point context. A
 // leader whose own arguments are bad (leader_check not kOk) skips the
 // exchange and makes the whole local group fail with that error.
+// `view` null: members travel as (slot, incarnation). Transparent mode: the
+// world group of this process; members travel as slots (a replay sends what
+// the dead incarnation sent) and are named as `view` names them.
 Err intercomm_create(p2p::Engine& eng, Communicator& local, int local_leader, Communicator* peer,
-                     int remote_leader, int tag, Err leader_check, CommPtr* out);
+                     int remote_leader, int tag, Err leader_check, const Group* view, CommPtr* out);
 // MPI_Intercomm_merge: the group that passed high = false comes first; when
 // both sides pass the same value, the side whose group hash is smaller does.
-Err intercomm_merge(p2p::Engine& eng, Communicator& inter, bool high, CommPtr* out);
+Err intercomm_merge(p2p::Engine& eng, Communicator& inter, bool high, Naming naming, CommPtr* out);
 
 // The context id of an intercommunicator whose sides drew ids `a` (group ga)
 // and `b` (group gb) from their local communicators. Symmetric in its two
 // (id, group) pairs, so both sides compute the same value; including the
 // groups is what keeps it unique (README.md).
-uint64_t inter_context(uint64_t a, const Group& ga, uint64_t b, const Group& gb);
+uint64_t inter_context(uint64_t a, const Group& ga, uint64_t b, const Group& gb,
+                       Naming naming = Naming::kIncarnation);
 
 }  // namespace ftmpi::comm::ops

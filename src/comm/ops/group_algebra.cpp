@@ -115,10 +115,11 @@ Err translate_ranks(const Group& a, int n, const int* ranks, const Group& b, int
   return Err::kOk;
 }
 
-uint64_t group_hash(const Group& g) {
+uint64_t group_hash(const Group& g, Naming naming) {
   uint64_t h = mix64(static_cast<uint64_t>(g.size()));
   for (const ProcId& p : g.members())
-    h = mix64(h ^ ((static_cast<uint64_t>(static_cast<uint32_t>(p.slot)) << 32) | p.incarnation));
+    h = mix64(h ^ ((static_cast<uint64_t>(static_cast<uint32_t>(p.slot)) << 32) |
+                   (naming == Naming::kSlot ? 0u : p.incarnation)));
   return h;
 }
 

@@ -43,8 +43,16 @@ Err expand_ranges(const Group& g, int n, const int (*ranges)[3], std::vector<int
 Err translate_ranks(const Group& a, int n, const int* ranks, const Group& b, int undefined, int proc_null,
                     int* out);
 
+// How members are named where several processes must agree on a value made
+// from a group (a hash, a member list on the wire). kIncarnation: (slot,
+// incarnation). kSlot: the slot alone, for transparent mode, where a
+// communicator keeps naming each member by the incarnation its process first
+// knew: a restarted process names a peer by a later incarnation than the
+// survivors do (spec/transparent-mode.md §5).
+enum class Naming : uint8_t { kIncarnation, kSlot };
+
 // A hash of the ordered member list (used to order the two sides of an
 // intercommunicator deterministically).
-uint64_t group_hash(const Group& g);
+uint64_t group_hash(const Group& g, Naming naming = Naming::kIncarnation);
 
 }  // namespace ftmpi::comm::ops

@@ -34,11 +34,24 @@ struct WireMember {
   uint32_t incarnation;
 };
 
-std::vector<WireMember> to_wire(const Group& g) {
+std::vector<WireMember> to_wire(const Group& g, Naming naming) {
   std::vector<WireMember> w;
   w.reserve(static_cast<size_t>(g.size()));
-  for (const ProcId& p : g.members()) w.push_back({p.slot, p.incarnation});
+  for (const ProcId& p : g.members()) w.push_back({p.slot, naming == Naming::kSlot ? 0u : p.incarnation});
   return w;
+}
+
+// The members as this process names them (`view`: by the incarnation its
+// world group has for the slot).
+std::vector<ProcId> from_wire(const std::vector<WireMember>& members, const Group* view) {
+  std::vector<ProcId> rm;
+  rm.reserve(members.size());
+  for (const WireMember& w : members) {
+    uint32_t inc = w.incarnation;
+    if (view && w.slot >= 0 && w.slot < view->size()) inc = view->at(w.slot).incarnation;
+    rm.push_back({w.slot, inc});
+  }
+  return rm;
 }
 
 // Both requests in one wait: neither leader can block the other.
@@ -52,10 +65,11 @@ Err exchange(p2p::Engine& eng, Communicator& peer, int remote, int tag, const vo
 
 // The leader's part: swap (id, group) with the remote leader.
 Err leader_exchange(p2p::Engine& eng, const Communicator& local, uint64_t my_ctx, Communicator& peer,
-                    int remote_leader, int tag, SideHeader* remote, std::vector<WireMember>* members) {
+                    int remote_leader, int tag, Naming naming, SideHeader* remote,
+                    std::vector<WireMember>* members) {
   const SideHeader mine{my_ctx, local.size()};
   if (Err e = exchange(eng, peer, remote_leader, tag, &mine, remote, sizeof mine); !ok(e)) return e;
-  const std::vector<WireMember> out = to_wire(local.group());
+  const std::vector<WireMember> out = to_wire(local.group(), naming);
   members->resize(static_cast<size_t>(remote->n));
   // The two groups may differ in size: two one-way transfers.
   p2p::Request* reqs[2] = {
@@ -74,8 +88,8 @@ int first_live(const Group& g) {
 
 }  // namespace
 
-uint64_t inter_context(uint64_t a, const Group& ga, uint64_t b, const Group& gb) {
-  uint64_t ha = group_hash(ga), hb = group_hash(gb);
+uint64_t inter_context(uint64_t a, const Group& ga, uint64_t b, const Group& gb, Naming naming) {
+  uint64_t ha = group_hash(ga, naming), hb = group_hash(gb, naming);
   // Order the two (id, group) pairs the same way on both sides.
   if (hb < ha || (hb == ha && b < a)) {
     std::swap(a, b);
@@ -87,19 +101,17 @@ uint64_t inter_context(uint64_t a, const Group& ga, uint64_t b, const Group& gb)
 }
 
 Err intercomm_create(p2p::Engine& eng, Communicator& local, int local_leader, Communicator* peer,
-                     int remote_leader, int tag, Err leader_check, CommPtr* out) {
+                     int remote_leader, int tag, Err leader_check, const Group* view, CommPtr* out) {
   out->reset();
+  const Naming naming = view ? Naming::kSlot : Naming::kIncarnation;
   const uint64_t my_ctx = local.next_child_context();
   SideHeader hdr{0, 0};
   std::vector<WireMember> members;
   if (local.rank() == local_leader) {
     Err e = leader_check;
-    if (ok(e)) e = leader_exchange(eng, local, my_ctx, *peer, remote_leader, tag, &hdr, &members);
-    if (ok(e)) {
-      std::vector<ProcId> rm;
-      for (const WireMember& w : members) rm.push_back({w.slot, w.incarnation});
-      if (!disjoint(local.group(), Group(std::move(rm)))) e = Err::kArg;  // the standard requires disjoint groups
-    }
+    if (ok(e)) e = leader_exchange(eng, local, my_ctx, *peer, remote_leader, tag, naming, &hdr, &members);
+    if (ok(e) && !disjoint(local.group(), Group(from_wire(members, view))))
+      e = Err::kArg;  // the standard requires disjoint groups
     if (!ok(e)) hdr = {0, -static_cast<int64_t>(e)};
   }
   // Tell the rest of the local group what the leader learned (or that it failed).
@@ -110,16 +122,13 @@ Err intercomm_create(p2p::Engine& eng, Communicator& local, int local_leader, Co
     if (Err e = coll::bcast_bytes(eng, local, members.data(), members.size() * sizeof(WireMember), local_leader);
         !ok(e))
       return e;
-  std::vector<ProcId> rm;
-  rm.reserve(members.size());
-  for (const WireMember& w : members) rm.push_back({w.slot, w.incarnation});
-  GroupRef remote = Group::make(std::move(rm));
-  const uint64_t ctx = inter_context(my_ctx, local.group(), hdr.ctx, *remote);
+  GroupRef remote = Group::make(from_wire(members, view));
+  const uint64_t ctx = inter_context(my_ctx, local.group(), hdr.ctx, *remote, naming);
   *out = std::make_unique<Communicator>(ctx, local.group_ref(), local.rank(), std::move(remote));
   return Err::kOk;
 }
 
-Err intercomm_merge(p2p::Engine& eng, Communicator& inter, bool high, CommPtr* out) {
+Err intercomm_merge(p2p::Engine& eng, Communicator& inter, bool high, Naming naming, CommPtr* out) {
   out->reset();
   // Both sides advance the intercommunicator's counter for every creation
   // call on it, so they draw the same child id.
@@ -145,7 +154,7 @@ Err intercomm_merge(p2p::Engine& eng, Communicator& inter, bool high, CommPtr* o
   if (mine != theirs) {
     local_first = !mine;
   } else {
-    const uint64_t hl = group_hash(inter.group()), hr = group_hash(*inter.remote_ref());
+    const uint64_t hl = group_hash(inter.group(), naming), hr = group_hash(*inter.remote_ref(), naming);
     local_first = hl != hr ? hl < hr : inter.group().at(0).slot < inter.remote_ref()->at(0).slot;
   }
   const Group& first = local_first ? inter.group() : *inter.remote_ref();
