@@ -28,7 +28,11 @@ void RequestPool::release(Request* r) {
   if (r->holds_comm) --r->comm->pending_ops;
   r->holds_comm = false;
   r->id = 0;
-  r->data.clear();
+  // A predefined type (the only builtin ones; never reference-counted) stays:
+  // the next message most likely has it too, and TypedBuffer::reset then
+  // skips the reference exchange. A derived type is let go at once.
+  if (const dtype::TypeRef& t = r->data.type(); t && t->is_builtin()) r->data.reset(nullptr, 0, t);
+  else r->data.clear();
   r->bounce.reset();
   free_.push_back(idx);
   --live_;
