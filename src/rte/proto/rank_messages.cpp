@@ -80,6 +80,14 @@ bool DetLog::decode(Decoder& d) {
   return d.ok() && batch > 0 && !data.empty();
 }
 
+void append_det_log_frame(std::vector<uint8_t>& out, uint64_t batch, const void* data, size_t len) {
+  Encoder e(&out);
+  e.u32(static_cast<uint32_t>(2 + 8 + 4 + len));  // type, batch, data
+  e.u16(static_cast<uint16_t>(DetLog::kType));
+  e.u64(batch);
+  e.bytes(data, len);
+}
+
 void ReplayReport::encode(Encoder& e) const {
   e.u8(phase);
   e.u64(determinants);
