@@ -1,5 +1,6 @@
 #include "modules/logging/determinant.hpp"
 
+#include <bit>
 #include <cstdio>
 #include <cstring>
 
@@ -63,7 +64,12 @@ struct Put {
   void u8(uint8_t v) { *p++ = v; }
   template <typename T>
   void le(T v) {  // little-endian, as base/codec.hpp writes it
-    for (size_t i = 0; i < sizeof(T); ++i) *p++ = static_cast<uint8_t>(v >> (8 * i));
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(p, &v, sizeof v);  // one store, not one per byte
+      p += sizeof v;
+    } else {
+      for (size_t i = 0; i < sizeof(T); ++i) *p++ = static_cast<uint8_t>(v >> (8 * i));
+    }
   }
 };
 
