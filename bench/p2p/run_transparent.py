@@ -2,7 +2,7 @@
 """Fault-free cost of transparent mode (issue 16): the same ftmpi build
 without and with --ft-transparent, side by side in the same run.
 
-  bench/p2p/run_transparent.py [--build DIR] [--only pingpong,callgrind,cg]
+  bench/p2p/run_transparent.py [--build DIR] [--only pingpong,callgrind,cg,firsttouch]
       [--runs 5] [--target 0.1] [--max-bytes 4194304] [--cg-np 8] [--cg-n 64]
 
 - pingpong: bench/p2p/pingpong.c (named and MPI_ANY_SOURCE ping-pong
@@ -15,6 +15,10 @@ without and with --ft-transparent, side by side in the same run.
   The figure to trust for small messages on a loaded machine.
 - cg: examples/cg_checksum at np 8, time to solution as it prints it,
   runs interleaved, medians.
+- firsttouch: bench/transparent/first_touch.c, how fast this machine fills
+  never-used memory (page faults, populated mappings, huge pages) against
+  memory already written: the bound of the sender log's large messages
+  until garbage collection recycles its chunks. Not in the default parts.
 
 The load average is printed before and after each part: with other jobs on
 the machine wall-clock figures are noise, compare the ratios of one run.
@@ -138,6 +142,14 @@ def cg(a, tmp):
     print(f"\n{load()}")
 
 
+def firsttouch(a, tmp):
+    exe = os.path.join(tmp, "first_touch")
+    subprocess.run(["cc", "-O2", "-o", exe, os.path.join(ROOT, "bench", "transparent", "first_touch.c")], check=True)
+    print(f"\n{load()}\n\n## filling fresh memory, MB/s per second of CPU time\n")
+    print(subprocess.run([exe, "128", "3"], check=True, capture_output=True, text=True).stdout)
+    print(load())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -148,11 +160,11 @@ def main():
     ap.add_argument("--cg-np", type=int, default=8)
     ap.add_argument("--cg-n", type=int, default=64)
     a = ap.parse_args()
-    parts = {"pingpong": pingpong, "callgrind": callgrind, "cg": cg}
+    parts = {"pingpong": pingpong, "callgrind": callgrind, "cg": cg, "firsttouch": firsttouch}
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.only.split(","):
             if name not in parts:
-                raise SystemExit(f"--only: unknown part '{name}' (pingpong, callgrind, cg)")
+                raise SystemExit(f"--only: unknown part '{name}' (pingpong, callgrind, cg, firsttouch)")
             parts[name](a, tmp)
 
 

@@ -1,6 +1,8 @@
 #include "modules/logging/determinant.hpp"
 
+#include <bit>
 #include <cstdio>
+#include <cstring>
 
 #include "base/codec.hpp"
 
@@ -56,38 +58,75 @@ std::string describe(const Determinant& d) {
   return buf;
 }
 
+namespace {
+// Stores into room sized beforehand: a batch costs one resize, not one
+// vector insert per field (the ANY_SOURCE path encodes a batch per send).
+struct Put {
+  uint8_t* p;
+  void u8(uint8_t v) { *p++ = v; }
+  template <typename T>
+  void le(T v) {  // little-endian, as base/codec.hpp writes it
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(p, &v, sizeof v);  // one store, not one per byte
+      p += sizeof v;
+    } else {
+      for (size_t i = 0; i < sizeof(T); ++i) *p++ = static_cast<uint8_t>(v >> (8 * i));
+    }
+  }
+};
+
+size_t record_bytes(const Determinant& d) {
+  switch (d.kind) {
+    case DetKind::kMatch:
+    case DetKind::kProbe:
+    case DetKind::kWithdrawn: return 1 + 8 + 4 + 8;
+    case DetKind::kPolls: return 1 + 8 + 8;
+    case DetKind::kCompletion: return 1 + 8 + 4 + 4 * d.which.size();
+    case DetKind::kWtime:
+    case DetKind::kWtick: return 1 + 8 + 8;
+    case DetKind::kCancel: return 1 + 8 + 1;
+  }
+  return 1 + 8;
+}
+}  // namespace
+
 void encode_batch(const std::vector<Determinant>& dets, std::vector<uint8_t>& out) {
-  size_t start = out.size();
-  Encoder e(&out);
+  size_t body_len = 0;
+  for (const Determinant& d : dets) body_len += record_bytes(d);
+  const size_t start = out.size();
+  out.resize(start + kBatchHeader + body_len);
+  Put e{out.data() + start};
   e.u8(kMagic0);
   e.u8(kMagic1);
   e.u8(kVersion);
   e.u8(0);
-  e.u32(static_cast<uint32_t>(dets.size()));
-  e.u32(0);  // body length, patched below
-  size_t body = out.size();
+  e.le(static_cast<uint32_t>(dets.size()));
+  e.le(static_cast<uint32_t>(body_len));
   for (const Determinant& d : dets) {
     e.u8(static_cast<uint8_t>(d.kind));
-    e.u64(d.index);
+    e.le(d.index);
     switch (d.kind) {
       case DetKind::kMatch:
       case DetKind::kProbe:
       case DetKind::kWithdrawn:
-        e.i32(d.slot);
-        e.u64(d.seq);
+        e.le(static_cast<uint32_t>(d.slot));
+        e.le(d.seq);
         break;
-      case DetKind::kPolls: e.u64(d.count); break;
+      case DetKind::kPolls: e.le(d.count); break;
       case DetKind::kCompletion:
-        e.u32(static_cast<uint32_t>(d.which.size()));
-        for (int32_t w : d.which) e.i32(w);
+        e.le(static_cast<uint32_t>(d.which.size()));
+        for (int32_t w : d.which) e.le(static_cast<uint32_t>(w));
         break;
       case DetKind::kWtime:
-      case DetKind::kWtick: e.f64(d.value); break;
+      case DetKind::kWtick: {
+        uint64_t x;
+        std::memcpy(&x, &d.value, 8);
+        e.le(x);
+        break;
+      }
       case DetKind::kCancel: e.u8(d.flag ? 1 : 0); break;
     }
   }
-  uint32_t body_len = static_cast<uint32_t>(out.size() - body);
-  for (int i = 0; i < 4; ++i) out[start + 8 + static_cast<size_t>(i)] = static_cast<uint8_t>(body_len >> (8 * i));
 }
 
 Err decode_batches(const uint8_t* bytes, size_t len, std::vector<Determinant>& out) {

@@ -95,11 +95,11 @@ bool Logger::hold() {
 }
 
 void Logger::flush_determinants() {
-  std::vector<uint8_t> batch;
-  if (!outcomes_.take_batch(batch)) return;
+  batch_.clear();  // keeps its room: a wildcard ping-pong flushes at every send
+  if (!outcomes_.take_batch(batch_)) return;
   outcomes_.batch_sent();
   ++stats_.batches;
-  wire_.log_determinants(batch);
+  wire_.log_determinants(batch_);
 }
 
 bool Logger::on_batch_acked() {

@@ -133,6 +133,7 @@ class Logger {
   std::vector<std::set<uint64_t>> withdrawn_;  // per destination slot
   bool replay_ = false;
   LoggerStats stats_;
+  std::vector<uint8_t> batch_;  // the batch being flushed
 };
 
 }  // namespace ftmpi::logging

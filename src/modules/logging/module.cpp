@@ -252,7 +252,9 @@ void Module::settle_found(bool reported) {
 
 void Module::on_delivered(const p2p::Request& r) {
   settle_probe(true);  // a blocking Probe's find counts
-  if (auto it = cancels_.find(&r); it != cancels_.end()) {
+  // Every completion passes here; cancels are rare, so skip the lookup
+  // (a hash and a bucket walk) when none is outstanding.
+  if (auto it = cancels_.empty() ? cancels_.end() : cancels_.find(&r); it != cancels_.end()) {
     logger_.outcomes().cancel_outcome(it->second, r.cancelled);
     cancels_.erase(it);
   }

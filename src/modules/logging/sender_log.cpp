@@ -18,6 +18,14 @@ constexpr uint64_t kHeader = kLine;
 static_assert(sizeof(LogEntry) <= kHeader);
 // Below this a payload is copied and hashed in one inline step.
 constexpr uint64_t kShort = 32;
+// From this size on, the pages a payload lands on are populated by one
+// madvise(MADV_POPULATE_WRITE) before the copy instead of one page fault
+// each: first touch of log memory is what bounds large messages, and on the
+// VMs measured one call for 4 MiB filled fresh pages 1.7x faster than the
+// faults (bench/transparent/first_touch.c). Smaller payloads keep faulting:
+// populating ahead of them would stall one small send for many.
+constexpr uint64_t kPopulateFrom = 256 << 10;
+constexpr uint64_t kPage = 4096;
 
 [[gnu::noinline]] uint64_t copy_long(uint8_t* dst, const void* src, uint64_t n) {
   Hasher h;
@@ -62,6 +70,17 @@ bool SenderLog::new_chunk(uint64_t need) {
   return true;
 }
 
+void SenderLog::populate(uint8_t* at, uint64_t n) {
+  // The range widened to whole pages (populating a page already present,
+  // the previous entry's last one, changes nothing in it). A chunk is a
+  // mapping of whole pages, so the range stays inside it.
+  const auto lo = reinterpret_cast<uintptr_t>(at) & ~(kPage - 1);
+  const auto hi = (reinterpret_cast<uintptr_t>(at) + n + kPage - 1) & ~(kPage - 1);
+  // A refusal (a kernel before 5.14, memory short) leaves the pages to the
+  // copy's faults, as without the call.
+  madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);
+}
+
 [[gnu::always_inline]] inline LogEntry* SenderLog::carve(const Envelope& env) {
   const uint64_t need = footprint(env.len);
   if (chunks_.empty() || chunks_.back().size - chunks_.back().used < need) [[unlikely]] {
@@ -69,6 +88,8 @@ bool SenderLog::new_chunk(uint64_t need) {
   }
   Chunk& c = chunks_.back();
   uint8_t* at = c.base + c.used;
+  if (env.len >= kPopulateFrom) [[unlikely]]
+    populate(at, need);
   c.used += need;
   ++c.live;
   return new (at) LogEntry{0, env, 0, at + kHeader, static_cast<uint32_t>(chunks_.size() - 1)};

@@ -94,6 +94,7 @@ class SenderLog {
   Channel& chan(int32_t dst);
   LogEntry* carve(const Envelope& env);
   bool new_chunk(uint64_t need);
+  static void populate(uint8_t* at, uint64_t n);
   void link(Channel& ch, LogEntry* e, uint64_t seq, uint64_t payload_hash);
   void release(const LogEntry& e);
   void retire(Chunk& c);

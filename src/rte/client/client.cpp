@@ -367,11 +367,10 @@ uint64_t Client::log_determinants(const void* bytes, size_t len) {
     FTMPI_LOG(kError, "rte", "log_determinants: batch of %zu bytes (must be 1..%u)", len, proto::kMaxDetBatch);
     return 0;
   }
-  proto::DetLog m;
-  m.batch = ++det_logged_;
-  m.data.assign(static_cast<const char*>(bytes), len);
-  send_frame(proto::make_frame(m));
-  return m.batch;
+  det_frame_.clear();  // keeps its room
+  proto::append_det_log_frame(det_frame_, ++det_logged_, bytes, len);
+  send_frame(det_frame_);
+  return det_logged_;
 }
 
 Err Client::fetch_determinants(std::vector<uint8_t>& out) {

@@ -221,6 +221,7 @@ class Client {
   Card my_card_;                      // what a singleton's rounds report
   RecoveryResult restart_result_;
   uint64_t det_logged_ = 0;  // last batch number handed out
+  std::vector<uint8_t> det_frame_;  // the DET_LOG frame being sent
   uint64_t det_acked_ = 0;   // last batch acknowledged (delivered)
   uint64_t ckpt_wanted_ = 0;  // CKPT_REQ not answered yet
   proto::FrameReader reader_;

@@ -1,5 +1,7 @@
 #include "rte/proto/rank_messages.hpp"
 
+#include <cstring>
+
 #include "rte/proto/codec_util.hpp"
 
 namespace ftmpi::rte::proto {
@@ -78,6 +80,23 @@ bool DetLog::decode(Decoder& d) {
   batch = d.u64();
   data = d.str(kMaxDetBatch);
   return d.ok() && batch > 0 && !data.empty();
+}
+
+void append_det_log_frame(std::vector<uint8_t>& out, uint64_t batch, const void* data, size_t len) {
+  // Frame length, type, batch, data length (little-endian), then the data:
+  // one resize and one copy instead of an Encoder insert per field.
+  constexpr size_t kHead = 4 + 2 + 8 + 4;
+  const size_t start = out.size();
+  out.resize(start + kHead + len);
+  uint8_t* p = out.data() + start;
+  auto put = [&p](uint64_t v, size_t n) {
+    for (size_t i = 0; i < n; ++i) *p++ = static_cast<uint8_t>(v >> (8 * i));
+  };
+  put(kHead - 4 + len, 4);
+  put(static_cast<uint16_t>(DetLog::kType), 2);
+  put(batch, 8);
+  put(len, 4);
+  if (len) std::memcpy(p, data, len);
 }
 
 void ReplayReport::encode(Encoder& e) const {

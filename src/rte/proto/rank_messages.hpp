@@ -72,6 +72,11 @@ struct DetLog {
   friend bool operator==(const DetLog&, const DetLog&) = default;
 };
 
+// DET_LOG as one frame appended to `out`, straight from the caller's bytes:
+// the same bytes as append_frame(out, DetLog{batch, data}) without the
+// string copy (a process with wildcard receives logs a batch per send).
+void append_det_log_frame(std::vector<uint8_t>& out, uint64_t batch, const void* data, size_t len);
+
 using DetFetch = EmptyMsg<MsgType::kDetFetch>;
 
 // Where a restarted process's replay is (for mpirun's line, the timeline and --summary).

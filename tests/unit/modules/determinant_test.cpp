@@ -33,6 +33,24 @@ TEST(Determinants, BatchesRoundTripConcatenated) {
   EXPECT_EQ(out[8], v[1]);
 }
 
+// The batch layout of spec/transparent-mode.md §3, byte for byte: what a
+// restarted process fetches was written by the dead incarnation's encoder.
+TEST(Determinants, BatchBytesFollowTheSpec) {
+  std::vector<Determinant> v(3);
+  v[0].kind = DetKind::kMatch, v[0].index = 0x0102, v[0].slot = -2, v[0].seq = 0x0a0b;
+  v[1].kind = DetKind::kCompletion, v[1].index = 7, v[1].which = {5};
+  v[2].kind = DetKind::kCancel, v[2].index = 1, v[2].flag = true;
+  std::vector<uint8_t> bytes{0xee};  // appended after what is there
+  encode_batch(v, bytes);
+  const std::vector<uint8_t> want{
+      0xee, 'D', 'T', 1, 0, 3, 0, 0, 0, 21 + 17 + 10, 0, 0, 0,                 // header
+      1, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff,               // match #0x102, slot -2
+      0x0b, 0x0a, 0, 0, 0, 0, 0, 0,                                          // seq 0x0a0b
+      3, 7, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0,                     // completion #7: {5}
+      6, 1, 0, 0, 0, 0, 0, 0, 0, 1};                                         // cancel #1: cancelled
+  EXPECT_EQ(bytes, want);
+}
+
 TEST(Determinants, MalformedInputIsRefusedWhole) {
   auto v = sample();
   std::vector<uint8_t> bytes;

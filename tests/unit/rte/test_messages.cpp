@@ -123,6 +123,15 @@ TEST(RteMessages, RankLinkRoundTrips) {
   check_round_trip(ProcRestarted{sample_card(2)});
 }
 
+TEST(RteMessages, DetLogFramedInPlaceIsMakeFrame) {
+  const std::string data("d\0e\xff", 4);
+  std::vector<uint8_t> out{9};  // appended after what is there
+  append_det_log_frame(out, 7, data.data(), data.size());
+  std::vector<uint8_t> want{9};
+  append_frame(want, DetLog{7, data});
+  EXPECT_EQ(out, want);
+}
+
 TEST(RteMessages, RuntimeLinkRoundTrips) {
   check_round_trip(DaemonHello{kProtocolVersion, 2, 777, 40000, "10.99.0.3"});
   check_round_trip(Io{3, Io::kStderr, std::string("a\0b\n", 4)});
