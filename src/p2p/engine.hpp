@@ -222,6 +222,17 @@ class Engine final : public rte::EventSink {
   // no receive that matched and waits for data, nothing on a TCP socket.
   // A fork now is an image that needs no engine protocol state restored.
   bool quiescent();
+  // A checkpoint image (taken when quiescent()) runs again as the slot's
+  // next incarnation `boot.self`; the client has said HELLO on its new
+  // channel and holds `boot`. The transports of the image's process are
+  // forgotten, not closed (their descriptors were closed at the fork and
+  // the numbers may be reused), new ones are opened from `boot`, the card
+  // goes to the runtime and the current table is installed: live peers are
+  // connected (listed in `up`: the module re-sends its log to them),
+  // restarting ones wait behind a gate (peer_restarted), and an RTS that
+  // was unexpected here waits for its sender's copy (the sender sends it
+  // again).
+  Err resume(const rte::BootInfo& boot, std::vector<ProcId>& up);
 
   // One non-blocking pass over everything; returns the number of events.
   int progress();

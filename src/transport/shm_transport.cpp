@@ -88,6 +88,14 @@ void ShmTransport::shutdown() {
   peers_.clear();
 }
 
+void ShmTransport::forget() {
+  base_ = nullptr;
+  writers_.clear();
+  readers_.clear();
+  peers_.clear();
+  doorbells_.clear();
+}
+
 void ShmTransport::ring_doorbell(int peer) {
   uint64_t one = 1;
   ssize_t rc = ::write(doorbells_[static_cast<size_t>(peer)], &one, sizeof one);

@@ -53,6 +53,10 @@ class ShmTransport final : public Transport {
 
   Err init(const ShmConfig& cfg);
   void shutdown();
+  // Drops every reference to the segment and the doorbells without
+  // unmapping or closing anything: in a woken checkpoint image they are
+  // gone already, and their numbers may belong to new descriptors.
+  void forget();
   bool active() const { return base_ != nullptr; }
   int nlocal() const { return static_cast<int>(slots_.size()); }
   int my_local() const { return me_; }

@@ -98,6 +98,14 @@ void TcpTransport::shutdown() {
   fd::close_quietly(epfd_);
 }
 
+void TcpTransport::forget() {
+  unlogged_rejects_ = 0;
+  conns_.clear();
+  out_.clear();
+  peers_.clear();
+  listen_fd_ = timer_fd_ = spare_fd_ = epfd_ = -1;
+}
+
 void TcpTransport::set_peer(int32_t slot, const std::string& addr, uint16_t port) {
   peers_[slot] = PeerAddr{addr, port};
 }

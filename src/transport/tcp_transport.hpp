@@ -40,6 +40,10 @@ class TcpTransport final : public Transport {
 
   Err init(const std::string& bind_addr, const auth::Secret& secret, ProcId self);
   void shutdown();
+  // Drops every connection and the listener without closing a descriptor
+  // (a woken checkpoint image: they were closed at the fork, and their
+  // numbers may belong to new descriptors).
+  void forget();
   const std::string& addr() const { return addr_; }
   uint16_t port() const { return port_; }
   // Readable whenever some socket needs attention; for the engine's epoll set.

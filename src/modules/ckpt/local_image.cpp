@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "base/clock.hpp"
+#include "rte/proto/wake.hpp"
 
 namespace ftmpi::ckpt {
 namespace {
@@ -106,19 +107,75 @@ int bind_wake_socket(const std::string& name) {
   return s;
 }
 
-[[noreturn]] void stay_frozen(int wake, pid_t daemon, pid_t original) {
-  // Until waking is built, an image serves only while its original lives:
-  // one whose original died before the daemon heard of it (a kill during
-  // the checkpoint) would otherwise stay frozen until the job ends.
+// How long an image whose original died waits for its daemon: one the
+// daemon never heard of (the original died inside the checkpoint, before
+// reporting it) must not stay frozen until the job ends.
+constexpr int kOrphanWaitMs = 10000;
+
+// The daemon's wake message: the descriptors it carries are moved above
+// every number in play first (a received one may sit on another's target),
+// then dup2'ed into place. Returns the control socket, or -1.
+int take_descriptors(int conn) {
+  rte::proto::WakeHeader h;
+  char space[CMSG_SPACE(sizeof(int) * rte::proto::kWakeMaxFds)];
+  iovec iov{&h, sizeof h};
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = space;
+  m.msg_controllen = sizeof space;
+  ssize_t n;
+  do n = ::recvmsg(conn, &m, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+  while (n < 0 && errno == EINTR);
+  cmsghdr* c = CMSG_FIRSTHDR(&m);
+  if (n != static_cast<ssize_t>(sizeof h) || h.magic != rte::proto::kWakeMagic || !c ||
+      c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || (m.msg_flags & MSG_CTRUNC) != 0)
+    return -1;
+  const size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+  int got[rte::proto::kWakeMaxFds];
+  std::memcpy(got, CMSG_DATA(c), nfd * sizeof(int));
+  if (nfd != h.count || nfd > rte::proto::kWakeMaxFds) {
+    for (size_t i = 0; i < nfd && i < rte::proto::kWakeMaxFds; ++i) ::close(got[i]);
+    return -1;
+  }
+  int top = conn;
+  for (size_t i = 0; i < nfd; ++i) top = std::max({top, got[i], static_cast<int>(h.target[i])});
+  int ctrl = -1;
+  for (size_t i = 0; i < nfd; ++i) {
+    int high = ::fcntl(got[i], F_DUPFD_CLOEXEC, top + 1);
+    ::close(got[i]);
+    got[i] = high;
+    if (high < 0) return -1;
+  }
+  for (size_t i = 0; i < nfd; ++i) {
+    if (h.target[i] == rte::proto::kWakeAnyFd) {
+      ctrl = got[i];
+      continue;
+    }
+    if (::dup2(got[i], h.target[i]) < 0) return -1;
+    ::close(got[i]);
+  }
+  return ctrl;
+}
+
+// Blocks until the daemon wakes the image (returns the control socket) or
+// drops it (SIGKILL; or the orphan case above: exit).
+int stay_frozen(int wake, pid_t daemon, pid_t original) {
   int owner = static_cast<int>(::syscall(SYS_pidfd_open, original, 0));
-  if (owner < 0) _exit(0);
+  int timeout = -1;
   for (;;) {
     pollfd p[2] = {{wake, POLLIN, 0}, {owner, POLLIN, 0}};
-    if (::poll(p, 2, -1) < 0) {
+    int r = ::poll(p, owner >= 0 ? 2 : 1, timeout);
+    if (r < 0) {
       if (errno == EINTR) continue;
       _exit(121);
     }
-    if (p[1].revents != 0) _exit(0);
+    if (r == 0) _exit(0);  // orphaned: nobody will wake it
+    if (owner >= 0 && p[1].revents != 0) {
+      ::close(owner);
+      owner = -1;
+      timeout = kOrphanWaitMs;
+    }
     if ((p[0].revents & POLLIN) == 0) continue;
     int c = ::accept4(wake, nullptr, nullptr, SOCK_CLOEXEC);
     if (c < 0) {
@@ -131,17 +188,21 @@ int bind_wake_socket(const std::string& name) {
       ::close(c);  // not our daemon: ignored
       continue;
     }
-    // Waking (resume as the next incarnation) is not built yet: an image
-    // the daemon connects to ends, and the daemon restarts the slot from
-    // the program's start instead.
-    _exit(0);
+    const int ctrl = take_descriptors(c);
+    const uint8_t answer = rte::proto::kWakeOk;
+    // The daemon spawns the slot from the start if it hears nothing.
+    if (ctrl < 0 || ::send(c, &answer, 1, MSG_NOSIGNAL) != 1) _exit(kWakeFailedExit);
+    ::close(c);
+    if (owner >= 0) ::close(owner);
+    ::close(wake);
+    return ctrl;
   }
 }
 
 }  // namespace
 
 std::string wake_socket_name(pid_t owner_pid, uint64_t number) {
-  return "ftmpi-image-" + std::to_string(owner_pid) + "-" + std::to_string(number);
+  return rte::proto::wake_socket_name(static_cast<int32_t>(owner_pid), number);
 }
 
 Frozen freeze_local_image(uint64_t number) {
@@ -167,7 +228,9 @@ Frozen freeze_local_image(uint64_t number) {
     if (::getppid() != daemon) _exit(122);  // the daemon died meanwhile
     ::setpgid(0, 0);
     unmap_segment();
-    stay_frozen(wake, daemon, original);
+    out.ctrl_fd = stay_frozen(wake, daemon, original);
+    out.woken = true;
+    return out;
   }
   out.pause_ns = now_ns() - t0;
   ::close(wake);

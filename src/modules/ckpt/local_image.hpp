@@ -10,8 +10,11 @@
 // when the original dies; the transports' shared mapping is unmapped (its
 // pages belong to the live processes); the copy leaves the rank's process
 // group (the daemon kills that group when the rank dies). Then it blocks,
-// without spinning, in poll() on its wake socket and on a pidfd of the
-// original: it exits when the original dies (waking is not built yet).
+// without spinning, in poll() on its wake socket (and on a pidfd of the
+// original: once the original is dead, an image nobody wakes within 10 s
+// exits). Woken, it takes the descriptors the daemon passes (new stdio,
+// control socket, the host's segment and doorbells) and returns from
+// freeze_local_image() as the slot's next incarnation.
 #pragma once
 #include <sys/types.h>
 
@@ -20,7 +23,14 @@
 
 namespace ftmpi::ckpt {
 
+// Exit status of an image whose wake-up handshake failed.
+inline constexpr int kWakeFailedExit = 124;
+
 struct Frozen {
+  // In the woken copy: true, with the new control socket (the other
+  // descriptors are in place); the caller resumes (resume.hpp).
+  bool woken = false;
+  int ctrl_fd = -1;
   pid_t pid = -1;         // the image; -1: no image (error says why)
   uint64_t pause_ns = 0;  // what the fork cost the process
   std::string error;
@@ -30,10 +40,9 @@ struct Frozen {
 // process `owner_pid` waits to be woken (the daemon connects to it).
 std::string wake_socket_name(pid_t owner_pid, uint64_t number);
 
-// Forks the image. Returns in the original process only: the copy stays
-// frozen until the daemon wakes or kills it; a woken copy never returns
-// from here in this version (it exits: waking is not built yet, see
-// src/modules/ckpt/README.md).
+// Forks the image. Returns in the original process at once, and in the copy
+// once its daemon woke it (woken = true); the copy may also be killed
+// frozen, or exit (an orphan, a failed handshake).
 Frozen freeze_local_image(uint64_t number);
 
 }  // namespace ftmpi::ckpt

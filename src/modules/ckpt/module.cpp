@@ -10,6 +10,7 @@
 #include "base/log.hpp"
 #include "base/params.hpp"
 #include "modules/ckpt/local_image.hpp"
+#include "modules/ckpt/resume.hpp"
 
 namespace ftmpi::ckpt {
 namespace {
@@ -75,6 +76,10 @@ void Module::take(uint64_t number) {
   for (int s = 0; s < engine_.world_size(); ++s) f.received[static_cast<size_t>(s)] = lg.inbound().received(s);
   const uint64_t t0 = now_ns();
   Frozen img = freeze_local_image(number);
+  if (img.woken) {
+    wake_up(img.ctrl_fd);
+    return;
+  }
   if (img.pid < 0) {
     f.why = img.error;
     FTMPI_LOG(kWarn, "ckpt", "checkpoint %llu not taken: %s", static_cast<unsigned long long>(number),
@@ -95,6 +100,15 @@ void Module::take(uint64_t number) {
   FTMPI_LOG(kDebug, "ckpt", "checkpoint %llu: image pid %d, fork %.3f ms, %llu bytes resident",
             static_cast<unsigned long long>(number), static_cast<int>(img.pid),
             static_cast<double>(img.pause_ns) / 1e6, static_cast<unsigned long long>(f.resident));
+}
+
+void Module::wake_up(int ctrl_fd) {
+  // This process is the image, woken as the slot's next incarnation: the
+  // checkpoint it was taken for is the dead original's business.
+  kill_at_ckpt_ = 0;
+  resume_as_next_incarnation(engine_, client_, logging_, ctrl_fd);
+  figures_at_ns_ = 0;
+  figures_bytes_ = 0;
 }
 
 void Module::messages(uint64_t& sent, uint64_t& received) const {

@@ -29,6 +29,7 @@ class Module final : public logging::CheckpointHook {
 
  private:
   void take(uint64_t number);
+  void wake_up(int ctrl_fd);  // in the woken image
   void report_figures(uint64_t now);
   void messages(uint64_t& sent, uint64_t& received) const;  // over all channels, ever
 

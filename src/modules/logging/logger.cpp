@@ -52,8 +52,11 @@ bool Logger::caught_up() {
 
 uint64_t Logger::resent_to_me() const {
   uint64_t n = 0;
-  for (int64_t u : resent_upto_)
-    if (u > 0) n += static_cast<uint64_t>(u);
+  for (size_t s = 0; s < resent_upto_.size(); ++s) {
+    const uint64_t u = resent_upto_[s] > 0 ? static_cast<uint64_t>(resent_upto_[s]) : 0;
+    const uint64_t had = s < had_.size() ? had_[s] : 0;
+    n += u > had ? u - had : 0;
+  }
   return n;
 }
 

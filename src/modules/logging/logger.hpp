@@ -60,6 +60,14 @@ class Logger {
   // The concatenated determinant batches of this slot (from the runtime).
   void start_replay(const std::vector<uint8_t>& dets);
   bool replaying() const { return replay_; }
+  // A checkpoint image resumes as the next incarnation (resume.cpp): of the
+  // fetched determinants it replays those of events it had not seen at the
+  // checkpoint (numbered at or after its counters) and those of the
+  // wildcard receives and cancels still open in it (`open_matches`,
+  // `open_cancels`: numbered before, decided after). What it heard of its
+  // peers' restarts and MPI_Finalize is forgotten: they tell it again.
+  void resume_replay(const std::vector<uint8_t>& dets, const std::set<uint64_t>& open_matches,
+                     const std::set<uint64_t>& open_cancels);
   // Replay done: determinants exhausted and every peer's logged messages
   // received. True once, when it happens (the caller reports it).
   bool take_caught_up() { return replay_ && caught_up(); }
@@ -129,6 +137,7 @@ class Logger {
   Outcomes outcomes_;
   // Per slot, how far the messages it resent to us go (-1: not told yet).
   std::vector<int64_t> resent_upto_;
+  std::vector<uint64_t> had_;  // per slot: messages a resumed image had received (not replayed)
   std::vector<bool> done_;  // per slot: its current incarnation is in MPI_Finalize
   std::vector<std::set<uint64_t>> withdrawn_;  // per destination slot
   bool replay_ = false;

@@ -34,6 +34,12 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   // MPI_Init of a restarted incarnation: fetch the determinants, tell the
   // runtime the replay starts.
   void start_replay();
+  // A checkpoint image became the next incarnation (resume.cpp): fetch the
+  // determinants and replay those after the image's point, then, once the
+  // engine has its peers back, resume_peer() for each live one re-sends the
+  // whole sender log to it (it drops what it has by sequence number).
+  void resume_replay();
+  void resume_peer(ProcId who) { logger_.peer_back(who.slot); }
   // MPI_Wtime / MPI_Wtick values (logged, or forced in a replay).
   double wtime(double live);
   double wtick(double live);

@@ -43,6 +43,8 @@ class Outcomes {
  public:
   // A restarted incarnation: the determinants of its slot, as fetched.
   void load(std::vector<Determinant> dets);
+  // How many events of kind k this process has numbered so far.
+  uint64_t counter(DetKind k) const { return counter_[static_cast<size_t>(k)]; }
   // Determinants not yet replayed (0: live).
   size_t to_replay() const { return remaining_; }
   bool replaying() const { return remaining_ > 0; }

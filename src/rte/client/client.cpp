@@ -209,6 +209,10 @@ Err Client::init(BootInfo& out) {
   fd::set_cloexec(fd_);
   unsetenv("FTMPI_CTRL_FD");
 
+  return boot_on_channel(out);
+}
+
+Err Client::boot_on_channel(BootInfo& out) {
   proto::RankHello hello;
   hello.pid = static_cast<int32_t>(getpid());
   send_frame(proto::make_frame(hello));
@@ -401,6 +405,42 @@ void Client::report_checkpoint(const proto::CkptFacts& facts) {
   if (!modes_.transparent_mode() || singleton_ || fd_ < 0) return;
   if (facts.number == ckpt_wanted_) ckpt_wanted_ = 0;
   send_frame(proto::make_frame(proto::CkptDone{facts}));
+  // Nothing more may reach the output pipes before the daemon has read
+  // what was there at the fork: that is where a woken image's output
+  // continues the stream (output once).
+  for (;;) {
+    Frame f;
+    wait_for(MsgType::kCkptAck, f);
+    proto::CkptAck ack;
+    if (!proto::parse(f, ack)) lost_daemon("malformed CKPT_ACK");
+    if (ack.number == facts.number) return;
+  }
+}
+
+Err Client::resume(int ctrl_fd, BootInfo& out) {
+  int type = 0;
+  socklen_t len = sizeof type;
+  if (ext_ || singleton_ || !modes_.transparent_mode() || ctrl_fd < 0 ||
+      getsockopt(ctrl_fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM)
+    return Err::kArg;
+  const ProcId before = self_;
+  // Everything the image's process knew of its own channel is the old one's.
+  fd_ = ctrl_fd;
+  fd::set_cloexec(fd_);
+  reader_ = proto::FrameReader{};
+  pending_.clear();
+  exchanged_ = fence_entered_ = fence_done_ = recovery_outstanding_ = false;
+  restart_result_ = RecoveryResult{};
+  det_logged_ = det_acked_ = 0;
+  ckpt_wanted_ = 0;
+  if (Err e = boot_on_channel(out); !ok(e)) return e;
+  if (out.self.slot != before.slot || out.self.incarnation <= before.incarnation || !out.restarted ||
+      !out.modes.transparent_mode()) {
+    FTMPI_LOG(kError, "rte", "BOOT names %d.%u, not a next incarnation of %d.%u", out.self.slot,
+              out.self.incarnation, before.slot, before.incarnation);
+    return Err::kIntern;
+  }
+  return Err::kOk;
 }
 
 void Client::report_log(const proto::LogFigures& figures) {

@@ -173,7 +173,15 @@ class Client {
   // not reported yet (0: none). Set by poll() and by any blocking wait.
   uint64_t checkpoint_wanted() const { return ckpt_wanted_; }
   // The checkpoint is taken (or could not be): the runtime keeps the image.
+  // Blocks until the daemon acknowledges (it read the output written
+  // before the fork first).
   void report_checkpoint(const proto::CkptFacts& facts);
+  // A checkpoint image runs again as the slot's next incarnation
+  // (spec/checkpoint-protocol.md §5): forgets the old channel (its
+  // descriptor was closed at the fork), says HELLO on `ctrl_fd` and fills
+  // `out` from BOOT, which must name the same slot's next incarnation.
+  // exchange_cards() follows, as after init().
+  Err resume(int ctrl_fd, BootInfo& out);
   // The sender log's figures (log-size trigger, memory reports).
   void report_log(const proto::LogFigures& figures);
 
@@ -198,6 +206,7 @@ class Client {
     Card card;                // kProcRestarted only
   };
   void send_frame(const std::vector<uint8_t>& frame);
+  Err boot_on_channel(BootInfo& out);  // HELLO, BOOT, and what BOOT says
   // Reads what the socket holds; exits the process if the daemon is gone.
   void read_socket();
   // Keeps failure, abort and recovery notices for poll(); true if `f` was one.

@@ -369,9 +369,7 @@ void Daemon::terminate(int32_t exit_code, bool immediate) {
 
 void Daemon::on_exit(LocalRank& r) {
   fetch_waiting_.erase(r.id.slot);
-  // Its images cannot be woken yet (spec/checkpoint-protocol.md §7): the
-  // next incarnation starts from the program's start and needs none.
-  drop_images_of(r.id.slot);
+  died_at_ns_[r.id.slot] = now_ns();
   r.ckpt_ordered = 0;  // a fetch it made dies with it; the next incarnation asks again
   bool never_joined_ok = !r.booted && r.exit.how == proto::ExitInfo::kExited && r.exit.value == 0;
   if (r.fence_done || never_joined_ok)
@@ -382,6 +380,9 @@ void Daemon::on_exit(LocalRank& r) {
     r.end = proto::EndKind::kFailure;
   FTMPI_LOG(kDebug, "ftmpid", "rank %d (pid %d) %s", r.id.slot, static_cast<int>(r.pid),
             describe_exit(r.exit).c_str());
+  // A failed slot of a transparent job may restart from its local image
+  // (daemon_wake.cpp); otherwise the image is of no use any more.
+  if (r.end != proto::EndKind::kFailure || !state_.transparent()) drop_images_of(r.id.slot);
   if (r.end == proto::EndKind::kFailure) {
     // REBUILD: this slot is not done until the leader respawned it or ended the job.
     // (Transparent mode: also inside MPI_Finalize, unless FENCE_DOWN says
@@ -404,6 +405,18 @@ void Daemon::on_finished(LocalRank& r) {
 
 void Daemon::on_started(LocalRank& r) {
   to_launcher(proto::make_frame(proto::RankStart{r.id, static_cast<int32_t>(r.pid), wall_clock_ns()}));
+  auto w = woken_.find(r.id.slot);
+  if (w == woken_.end()) return;
+  proto::CkptWoken m;
+  m.who = r.id;
+  m.image_of = w->second.image_of;
+  m.number = w->second.number;
+  m.pid = static_cast<int32_t>(r.pid);
+  m.wake_ns = w->second.wake_ns;
+  m.skipped = w->second.skipped;
+  m.wall_ns = wall_clock_ns();
+  woken_.erase(w);
+  to_launcher(proto::make_frame(m));
 }
 
 void Daemon::on_output(LocalRank& r, uint8_t stream, std::string data) {

@@ -225,6 +225,8 @@ class Daemon : public RankListener, public LeaderOutput {
   // Checkpoint images (local store): every image process, and each slot's latest.
   struct ImageProc {
     ProcId owner;
+    pid_t owner_pid = -1;  // the process that forked it: names its wake socket
+    uint64_t received = 0;  // messages it had received (CkptFacts.received, summed)
     uint64_t number = 0;
     pid_t pid = -1;
     int pidfd = -1;
@@ -232,6 +234,19 @@ class Daemon : public RankListener, public LeaderOutput {
   };
   std::map<pid_t, ImageProc> images_;
   std::map<int32_t, pid_t> latest_image_;
+  // Restart from a local image (daemon_wake.cpp).
+  enum class RestartPlan { kWakeImage, kFromStart };
+  RestartPlan plan_restart(const LocalRank& r) const;
+  void restart_here(LocalRank& r, const ProcId& who);
+  pid_t wake_image(const LocalRank& r, const ChildFds& fds);
+  struct Woken {
+    ProcId image_of;
+    uint64_t number = 0;
+    uint64_t wake_ns = 0;
+    uint64_t skipped = 0;
+  };
+  std::map<int32_t, Woken> woken_;         // by slot, until on_started tells the launcher
+  std::map<int32_t, uint64_t> died_at_ns_;  // by slot: when its last death was seen
   uint64_t grace_timer_ = 0;
   uint64_t job_timer_ = 0;
 };

@@ -4,7 +4,10 @@
 // of this daemon (CLONE_PARENT), and reports it (CKPT_DONE). The daemon keeps
 // the latest image of each slot, drops the previous one only once the new
 // one is complete, reaps images through pidfds, and tells the launcher
-// (CKPT_NOTE). Sender-log figures pass through to the launcher (LOG_NOTE).
+// (CKPT_NOTE), then acknowledges (CKPT_ACK) once the rank's output up to the
+// fork is read. Sender-log figures pass through to the launcher (LOG_NOTE).
+// A failed slot's latest image is woken as its next incarnation
+// (daemon_wake.cpp).
 #include <signal.h>
 #include <sys/epoll.h>
 
@@ -49,7 +52,9 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
       n.facts.ok = 0;
       n.facts.why = "the image is not a child of its daemon";
     } else {
-      ImageProc img{r.id, m.facts.number, pid, pfd, 0};
+      uint64_t received = 0;
+      for (uint64_t x : m.facts.received) received += x;
+      ImageProc img{r.id, static_cast<pid_t>(r.hello_pid), received, m.facts.number, pid, pfd, 0};
       img.watch = loop_.watch(pfd, EPOLLIN, [this, pid](uint32_t) { on_image_exit(pid); });
       images_[pid] = img;
       // The previous image goes only now that this one is complete.
@@ -58,7 +63,12 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
       latest_image_[r.id.slot] = pid;
     }
   }
+  // What the rank wrote before the fork reaches the launcher before the
+  // note (a woken image's output continues from there), and the rank
+  // writes nothing more until the acknowledgement.
+  ranks_.drain_output(r);
   to_launcher(proto::make_frame(n));
+  if (r.ctrl) r.ctrl->send(proto::CkptAck{m.facts.number});
 }
 
 void Daemon::on_log_stats(LocalRank& r, const proto::LogStats& m) {

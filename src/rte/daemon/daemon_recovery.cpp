@@ -63,13 +63,7 @@ void Daemon::on_respawn(const proto::Respawn& m) {
     FTMPI_LOG(kError, "ftmpid", "cannot respawn rank %d here", m.who.slot);
     return;
   }
-  // Still awaiting while the old incarnation's end is reported (on_finished
-  // must not find the host done); the new process keeps the slot open after.
-  if (!ranks_.respawn(*r, m.who)) {
-    FTMPI_LOG(kError, "ftmpid", "rank %d has not ended yet; cannot respawn it", m.who.slot);
-    return;
-  }
-  r->awaiting_respawn = false;
+  restart_here(*r, m.who);
 }
 
 void Daemon::on_recover_done(const proto::RecoverDoneDown& m) {

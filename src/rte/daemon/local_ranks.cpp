@@ -104,7 +104,7 @@ void LocalRanks::spawn_all(const Launch& launch) {
   for (LocalRank& r : ranks_) spawn_one(r, launch);
 }
 
-bool LocalRanks::respawn(LocalRank& r, const ProcId& who) {
+bool LocalRanks::respawn(LocalRank& r, const ProcId& who, const Starter& start) {
   if (!r.exited || r.id.slot != who.slot) return false;
   for (int s = 0; s < 2; ++s) close_output(r, s);  // ends the old incarnation (on_finished)
   drop_stdin(r);
@@ -120,8 +120,12 @@ bool LocalRanks::respawn(LocalRank& r, const ProcId& who) {
   r.in_segment = in_segment;
   r.own_doorbell = doorbell;
   r.joined = false;
-  spawn_one(r, launch_);
+  spawn_one(r, launch_, start);
   return true;
+}
+
+void LocalRanks::drain_output(LocalRank& r) {
+  for (int s = 0; s < 2; ++s) read_output(r, s, true);
 }
 
 LocalRank& LocalRanks::adopt(const ProcId& who) {
@@ -145,7 +149,7 @@ std::vector<int32_t> LocalRanks::segment_slots(const LocalRank& r) const {
   return out;
 }
 
-void LocalRanks::spawn_one(LocalRank& r, const Launch& launch) {
+void LocalRanks::spawn_one(LocalRank& r, const Launch& launch, const Starter& start) {
   size_t i = static_cast<size_t>(r.local_index);
   int sv[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, inp[2] = {-1, -1};
   bool wants_stdin = r.id.slot == launch.stdin_slot && r.id.incarnation == 0;
@@ -159,7 +163,8 @@ void LocalRanks::spawn_one(LocalRank& r, const Launch& launch) {
   }
   std::string err = ok ? "" : std::string("cannot create fds: ") + std::strerror(errno);
   pid_t pid = -1;
-  if (ok) {
+  if (ok && start) pid = start(r, ChildFds{sv[1], inp[0], outp[1], errp[1]});
+  if (ok && pid < 0) {
     SpawnRequest req;
     req.argv.push_back(launch.program);
     req.argv.insert(req.argv.end(), launch.args.begin(), launch.args.end());

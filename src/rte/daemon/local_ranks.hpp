@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -92,8 +93,22 @@ class RankListener {
   virtual void on_stdin_consumed(size_t bytes) = 0;
 };
 
+// The new process's ends of its channels, made as for a fresh spawn
+// (control socket, stdin, stdout, stderr).
+struct ChildFds {
+  int ctrl = -1;
+  int in = -1;
+  int out = -1;
+  int err = -1;
+};
+
 class LocalRanks {
  public:
+  // Starts a rank's process some other way than fork/exec of the program
+  // (a woken checkpoint image): its pid, a child of this daemon, or -1 to
+  // spawn the program after all.
+  using Starter = std::function<pid_t(const LocalRank& r, const ChildFds& fds)>;
+
   LocalRanks(EventLoop& loop, RankListener& listener);
   ~LocalRanks();
 
@@ -117,7 +132,8 @@ class LocalRanks {
   // environment, shm segment and doorbell; stdin only ever goes to the first
   // incarnation). The old one's output is closed first (RANK_EXIT follows
   // through on_finished). False if `r` has not been reaped yet.
-  bool respawn(LocalRank& r, const ProcId& who);
+  // With `start`: that starts the process (falling back to the program).
+  bool respawn(LocalRank& r, const ProcId& who, const Starter& start = {});
   // Starts slot `who.slot`, which was placed on a host that is lost, here:
   // same program, at the next spare index of the host's segment (outside it,
   // talking TCP, once the spares are used up). Returns the new entry.
@@ -138,6 +154,8 @@ class LocalRanks {
 
   // Sends `sig` to the process group of every rank not yet reaped.
   void signal_all(int sig);
+  // Reads everything the rank's output pipes hold now (on_output).
+  void drain_output(LocalRank& r);
   // Reaps `r` now if it has exited (a peer suspects it).
   void check(LocalRank& r);
   void write_stdin(const std::string& data);
@@ -146,7 +164,7 @@ class LocalRanks {
   void pause_output(bool paused);
 
  private:
-  void spawn_one(LocalRank& r, const Launch& launch);
+  void spawn_one(LocalRank& r, const Launch& launch, const Starter& start = {});
   void on_pidfd(LocalRank& r);
   void read_output(LocalRank& r, int stream_index, bool until_eof_or_empty);
   void close_output(LocalRank& r, int stream_index);

@@ -59,6 +59,20 @@ void OutputOnce::restart(int32_t slot) {
   for (uint8_t stream : {uint8_t{1}, uint8_t{2}}) counts_[{slot, stream}].seen = 0;
 }
 
+void OutputOnce::mark(int32_t slot, uint64_t number) {
+  // Kept for every checkpoint (a few bytes each): a store may hand back an
+  // older image than the latest.
+  marks_[{slot, number}] = At{counts_[{slot, 1}].seen, counts_[{slot, 2}].seen};
+}
+
+bool OutputOnce::resume_at(int32_t slot, uint64_t number) {
+  auto it = marks_.find({slot, number});
+  if (it == marks_.end()) return false;
+  counts_[{slot, 1}].seen = it->second.out;
+  counts_[{slot, 2}].seen = it->second.err;
+  return true;
+}
+
 std::string OutputOnce::filter(int32_t slot, uint8_t stream, const std::string& bytes) {
   Count& c = counts_[{slot, stream}];
   uint64_t start = c.seen;

@@ -98,4 +98,24 @@ bool LogNote::decode(Decoder& d) {
   return get_figures(d, figures) && who.valid();
 }
 
+void CkptWoken::encode(Encoder& e) const {
+  put_proc(e, who);
+  put_proc(e, image_of);
+  e.u64(number);
+  e.i32(pid);
+  e.u64(wake_ns);
+  e.u64(skipped);
+  e.u64(wall_ns);
+}
+bool CkptWoken::decode(Decoder& d) {
+  who = get_proc(d);
+  image_of = get_proc(d);
+  number = d.u64();
+  pid = d.i32();
+  wake_ns = d.u64();
+  skipped = d.u64();
+  wall_ns = d.u64();
+  return d.ok() && who.valid() && image_of.valid() && image_of.slot == who.slot && number > 0 && pid > 0;
+}
+
 }  // namespace ftmpi::rte::proto

@@ -35,6 +35,20 @@ struct CkptRequest {
   friend bool operator==(const CkptRequest&, const CkptRequest&) = default;
 };
 
+// daemon -> rank: CKPT_DONE of checkpoint `number` is handled; everything
+// the rank wrote to its output before the fork was read first (output once
+// counts from there: spec/checkpoint-protocol.md §5).
+struct CkptAck {
+  static constexpr MsgType kType = MsgType::kCkptAck;
+  uint64_t number = 0;
+  void encode(Encoder& e) const { e.u64(number); }
+  bool decode(Decoder& d) {
+    number = d.u64();
+    return d.ok() && number > 0;
+  }
+  friend bool operator==(const CkptAck&, const CkptAck&) = default;
+};
+
 // What a checkpoint captured (rank -> daemon as CKPT_DONE; daemon ->
 // launcher inside CKPT_NOTE).
 struct CkptFacts {
@@ -95,6 +109,24 @@ struct LogNote {
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const LogNote&, const LogNote&) = default;
+};
+
+// daemon -> launcher: `who` (the slot's next incarnation) is the local image
+// of checkpoint `number` of incarnation `image_of`, woken as process `pid`
+// (sent right after its RANK_START). Its output continues the stream from
+// where the imaged incarnation was at the fork.
+struct CkptWoken {
+  static constexpr MsgType kType = MsgType::kCkptWoken;
+  ProcId who;
+  ProcId image_of;
+  uint64_t number = 0;
+  int32_t pid = 0;
+  uint64_t wake_ns = 0;  // from the death seen by the daemon to the image running
+  uint64_t skipped = 0;  // messages the image had received: the replay needs none of them
+  uint64_t wall_ns = 0;
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const CkptWoken&, const CkptWoken&) = default;
 };
 
 }  // namespace ftmpi::rte::proto

@@ -131,6 +131,8 @@ const char* msg_name(uint16_t type) {
     case MsgType::kCkptNote: return "CKPT_NOTE";
     case MsgType::kLogNote: return "LOG_NOTE";
     case MsgType::kCkptOrder: return "CKPT_ORDER";
+    case MsgType::kCkptAck: return "CKPT_ACK";
+    case MsgType::kCkptWoken: return "CKPT_WOKEN";
   }
   return "UNKNOWN";
 }

@@ -23,12 +23,14 @@
 //      and the daemons' replication), replay reports.
 //   6  checkpoints (transparent mode): CKPT_ORDER, CKPT_REQ, CKPT_DONE,
 //      CKPT_NOTE, LOG_STATS, LOG_NOTE.
+//   7  restart from a local image: CKPT_ACK, CKPT_WOKEN (and the wake
+//      message on an image's own socket, proto/wake.hpp).
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 6;
+inline constexpr uint16_t kProtocolVersion = 7;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece
@@ -60,6 +62,7 @@ enum class MsgType : uint16_t {
   kDetData = 0x0188,        // answer to DET_FETCH, in chunks
   kProcRestarted = 0x0189,  // transparent mode: a slot's next incarnation has booted
   kCkptRequest = 0x018a,    // checkpoints: take one at the next safe point
+  kCkptAck = 0x018b,        // checkpoints: CKPT_DONE handled, output before the fork drained
   // daemon -> launcher (TCP); the last two only from the leader daemon
   kDaemonHello = 0x0201,
   kIo = 0x0202,
@@ -79,6 +82,7 @@ enum class MsgType : uint16_t {
   kReplayNote = 0x0216,  // leader only: a restarted rank's replay started / caught up
   kCkptNote = 0x0217,    // a checkpoint of a local rank ended
   kLogNote = 0x0218,     // a local rank's sender-log figures
+  kCkptWoken = 0x0219,   // a slot's next incarnation is its woken local image
   // launcher -> daemon
   kJobStart = 0x0281,
   kStdin = 0x0282,

@@ -5,9 +5,11 @@
  * (MPI_Allreduce). Integer arithmetic only, so the result is bit-exact and a
  * run with failures must print exactly what a failure-free run prints.
  *
- *   ckpt_solver MIB ITERATIONS [MARKER]   (MARKER: ignored; tests find the job's
- *                                          processes by it)
- * prints "solver: np N, MIB MiB/rank, ITERATIONS iterations, digest HEX". */
+ *   ckpt_solver MIB ITERATIONS [EVERY] MARKER   (MARKER: ignored; tests find the
+ *                                                job's processes by it)
+ * prints "solver: np N, MIB MiB/rank, ITERATIONS iterations, digest HEX"; with
+ * EVERY, each rank also prints (and flushes) a line every EVERY iterations, so
+ * that output is written all along (exactly-once output across restarts). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,9 +32,10 @@ int main(int argc, char** argv) {
   int rank, np;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
-  CHECK(argc == 3 || argc == 4, "usage: ckpt_solver MIB ITERATIONS [MARKER]");
+  CHECK(argc == 3 || argc == 4 || argc == 5, "usage: ckpt_solver MIB ITERATIONS [EVERY] [MARKER]");
   const long mib = atol(argv[1]);
   const long iters = atol(argv[2]);
+  const long every = argc == 5 ? atol(argv[3]) : 0;
   CHECK(mib > 0 && iters > 0, "MIB and ITERATIONS must be positive");
   const size_t n = (size_t)mib * (1u << 20) / sizeof(uint64_t);
   uint64_t* x = malloc(n * sizeof *x);
@@ -59,6 +62,11 @@ int main(int argc, char** argv) {
     uint64_t sum = 0;
     MPI_Allreduce(&local, &sum, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
     digest = mix(digest ^ sum);
+    if (every > 0 && (k + 1) % every == 0) {
+      printf("rank %d iteration %ld local %016llx digest %016llx\n", rank, k + 1, (unsigned long long)local,
+             (unsigned long long)digest);
+      fflush(stdout);
+    }
   }
   if (rank == 0)
     printf("solver: np %d, %ld MiB/rank, %ld iterations, digest %016llx\n", np, mib, iters,

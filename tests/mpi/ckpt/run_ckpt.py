@@ -10,7 +10,21 @@ that
     process is left behind;
   - the summary reports the sender-log peak, which must stay under
     --max-log-mib when given.
-Prints the pause figures it saw (for the report; never a pass condition).
+Restarts from local images (spec/checkpoint-protocol.md §5):
+  --kill-after R@ckpt=N[+image]  SIGKILL rank R once the timeline shows N
+                                 checkpoints of it (+image: its latest image
+                                 first, so the restart must begin at the start)
+  --kill-after R,S@ckpt=N        the same for several ranks at once (each with
+                                 N checkpoints)
+  --kill-after R@woken=K         SIGKILL rank R as soon as it restarted from an
+                                 image for the K-th time (inside its replay)
+  --expect-wakes N / --expect-from-start N: at least that many restarts of
+  each kind; every restart from an image is checked (a later one of the same
+  rank from a newer checkpoint, messages it skipped > 0, the line printed).
+  --sort-output compares stdout line by line in sorted order (ranks print
+  concurrently; a line lost or printed twice still fails).
+Prints the pause and wake-up figures it saw (for the report; never a pass
+condition).
 
   run_ckpt.py [options] -- FTMPIRUN -np N PROGRAM ARGS...
 Options after the first -- : --ckpt ARG (repeatable, ftmpirun checkpoint
@@ -21,6 +35,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +46,92 @@ def run(cmd, env, timeout):
     t0 = time.monotonic()
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"), time.monotonic() - t0
+
+
+def timeline(path):
+    try:
+        with open(path) as f:
+            return [json.loads(l) for l in f if l.endswith("\n")]
+    except FileNotFoundError:
+        return []
+
+
+def parse_kill(spec):
+    m = re.fullmatch(r"(\d+(?:,\d+)*)@(ckpt|woken)=(\d+)(\+image)?", spec)
+    if not m or (m.group(2) == "woken" and m.group(4)):
+        raise SystemExit("bad --kill-after %r" % spec)
+    return {"ranks": [int(x) for x in m.group(1).split(",")], "on": m.group(2), "n": int(m.group(3)),
+            "image": bool(m.group(4)), "done": False}
+
+
+def run_killing(cmd, env, timeout, tl, kills):
+    """Runs cmd, firing each kill once its condition shows in the timeline."""
+    t0 = time.monotonic()
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
+        p = subprocess.Popen(cmd, env=env, stdout=fo, stderr=fe)
+        fired = []
+        while p.poll() is None:
+            if time.monotonic() - t0 > timeout:
+                p.kill()
+                p.wait()
+                raise subprocess.TimeoutExpired(cmd, timeout)
+            ev = timeline(tl)
+            for k in kills:
+                if k["done"]:
+                    continue
+                ready = True
+                for r in k["ranks"]:
+                    ck = [e for e in ev if e["event"] == "checkpoint" and e["rank"] == r]
+                    wk = [e for e in ev if e["event"] == "restart_from_image" and e["rank"] == r]
+                    starts = [e for e in ev if e["event"] in ("rank_start", "restart") and e["rank"] == r]
+                    ready = ready and starts and (len(ck) if k["on"] == "ckpt" else len(wk)) >= k["n"]
+                if not ready:
+                    continue
+                k["done"] = True
+                # Images first, then every rank of the spec at once.
+                for r in k["ranks"]:
+                    ck = [e for e in ev if e["event"] == "checkpoint" and e["rank"] == r]
+                    if k["image"] and ck:
+                        try:
+                            os.kill(ck[-1]["image_pid"], signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass
+                for r in k["ranks"]:
+                    pid = [e for e in ev if e["event"] in ("rank_start", "restart") and e["rank"] == r][-1]["pid"]
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                        fired.append((r, pid))
+                    except ProcessLookupError:
+                        pass
+            time.sleep(0.005)
+        fo.seek(0)
+        fe.seek(0)
+        return (p.returncode, fo.read().decode(errors="replace"), fe.read().decode(errors="replace"),
+                time.monotonic() - t0, fired)
+
+
+def check_wakes(a, events, out, err):
+    wakes = [e for e in events if e["event"] == "restart_from_image"]
+    restarts = [e for e in events if e["event"] == "restart"]
+    lines = re.findall(r"ftmpirun: rank (\d+) restarts from checkpoint (\d+) \(local image", err)
+    if len(lines) != len(wakes):
+        fail("%d restart-from-image lines but %d timeline events" % (len(lines), len(wakes)), out, err)
+    last = {}
+    for w in wakes:
+        if w["messages_skipped"] <= 0:
+            fail("restart from an image that skipped no message: %r" % w, out, err)
+        if w["rank"] in last and w["checkpoint"] <= last[w["rank"]]:
+            fail("rank %d restarted from checkpoint %d after %d" % (w["rank"], w["checkpoint"], last[w["rank"]]),
+                 out, err)
+        last[w["rank"]] = w["checkpoint"]
+    if a.max_wakes is not None and len(wakes) > a.max_wakes:
+        fail("%d restarts from an image, expected at most %d" % (len(wakes), a.max_wakes), out, err)
+    if len(wakes) < a.expect_wakes:
+        fail("%d restarts from an image, expected at least %d" % (len(wakes), a.expect_wakes), out, err)
+    from_start = len(restarts) - len(wakes)
+    if from_start < a.expect_from_start:
+        fail("%d restarts from the start, expected at least %d" % (from_start, a.expect_from_start), out, err)
+    return wakes
 
 
 def fail(msg, out="", err=""):
@@ -57,6 +158,11 @@ def main():
     ap.add_argument("--expect-stderr", action="append", default=[])
     ap.add_argument("--max-log-mib", type=float, default=None)
     ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("--kill-after", action="append", default=[])
+    ap.add_argument("--expect-wakes", type=int, default=0)
+    ap.add_argument("--max-wakes", type=int, default=None)
+    ap.add_argument("--expect-from-start", type=int, default=0)
+    ap.add_argument("--sort-output", action="store_true")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -76,16 +182,27 @@ def main():
         if a.kill:
             args += ["--inject-seed", a.seed]
         args += rest + [marker]  # the program ignores it; pgrep finds ranks and images by it
-        code, out, err, t_run = run(args, env, a.timeout)
+        kills = [parse_kill(k) for k in a.kill_after]
+        if kills:
+            code, out, err, t_run, fired = run_killing(args, env, a.timeout, tl, kills)
+            want = sum(len(k["ranks"]) for k in kills)
+            if len(fired) != want:
+                fail("only %d of %d kills fired: %r" % (len(fired), want, fired), out, err)
+        else:
+            code, out, err, t_run = run(args, env, a.timeout)
         if code != 0:
             fail("the run with checkpoints exited %d" % code, out, err)
-        if out != ref:
+        if a.sort_output:
+            if sorted(out.splitlines()) != sorted(ref.splitlines()):
+                fail("stdout differs (as sorted lines) from the failure-free run:\n--- reference\n" + ref, out, err)
+        elif out != ref:
             fail("stdout differs from the failure-free run:\n--- reference\n" + ref, out, err)
         lines = re.findall(r"ftmpirun: checkpoint (\d+) of rank (\d+): ([\d.]+) MiB resident, pause ([\d.]+) ms "
                            r"\((\d+) ms/GiB\), local image pid (\d+)", err)
         if len(lines) < a.min_ckpts:
             fail("%d checkpoints taken, expected at least %d" % (len(lines), a.min_ckpts), out, err)
         events = [json.loads(l) for l in open(tl)]
+        wakes = check_wakes(a, events, out, err)
         ck = [e for e in events if e["event"] == "checkpoint"]
         if len(ck) != len(lines):
             fail("%d checkpoint lines but %d timeline events" % (len(lines), len(ck)), out, err)
@@ -107,6 +224,10 @@ def main():
         left = leftovers(marker)
         if left:
             fail("processes left behind: %s" % left, out, err)
+        if wakes:
+            ms = sorted(w["wake_ms"] for w in wakes)
+            print("wake-ups: %d, death to running again median %.1f ms max %.1f ms (load %s)"
+                  % (len(ms), ms[len(ms) // 2], ms[-1], os.getloadavg()[0]))
         pauses = sorted(float(x[3]) for x in lines)
         per_gib = sorted(int(x[4]) for x in lines)
         print("ok: %d checkpoints (%s not taken), pause median %.2f ms max %.2f ms, median %d ms/GiB; "

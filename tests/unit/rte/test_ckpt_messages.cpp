@@ -1,4 +1,4 @@
-// Checkpoint messages (protocol version 6) and the launcher's checkpoint
+// Checkpoint messages (protocol version 7) and the launcher's checkpoint
 // lines (spec/checkpoint-protocol.md §3, §6).
 #include <gtest/gtest.h>
 
@@ -54,7 +54,11 @@ TEST(CkptMessages, RoundTrips) {
   LogFigures g{1000, 10, 5, 7, {0, 100, 900}};
   round_trip(LogStats{g});
   round_trip(LogNote{ProcId{1, 0}, g});
+  round_trip(CkptAck{7});
+  round_trip(CkptWoken{ProcId{2, 3}, ProcId{2, 1}, 7, 4242, 3'500'000, 1234, 987654321});
   EXPECT_STREQ(msg_name(static_cast<uint16_t>(MsgType::kCkptOrder)), "CKPT_ORDER");
+  EXPECT_STREQ(msg_name(static_cast<uint16_t>(MsgType::kCkptAck)), "CKPT_ACK");
+  EXPECT_STREQ(msg_name(static_cast<uint16_t>(MsgType::kCkptWoken)), "CKPT_WOKEN");
   EXPECT_STREQ(msg_name(static_cast<uint16_t>(MsgType::kCkptDone)), "CKPT_DONE");
 }
 
@@ -73,6 +77,14 @@ TEST(CkptMessages, RejectsWhatCannotBe) {
   CkptDone d;
   ASSERT_TRUE(split_frame(make_frame(CkptDone{bad}), f));
   EXPECT_FALSE(parse(f, d));
+  CkptAck a;
+  ASSERT_TRUE(split_frame(make_frame(CkptAck{0}), f));
+  EXPECT_FALSE(parse(f, a));
+  CkptWoken w;
+  ASSERT_TRUE(split_frame(make_frame(CkptWoken{ProcId{2, 3}, ProcId{1, 1}, 7, 4242, 0, 0, 0}), f));
+  EXPECT_FALSE(parse(f, w));  // the image of another slot
+  ASSERT_TRUE(split_frame(make_frame(CkptWoken{ProcId{2, 3}, ProcId{2, 1}, 0, 4242, 0, 0, 0}), f));
+  EXPECT_FALSE(parse(f, w));  // no checkpoint 0
   bad = sample_facts();
   bad.ok = 2;
   ASSERT_TRUE(split_frame(make_frame(CkptDone{bad}), f));

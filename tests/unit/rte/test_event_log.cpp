@@ -71,5 +71,25 @@ TEST(OutputOnce, ALaterIncarnationPrintsOnlyWhatIsNew) {
   EXPECT_EQ(once.filter(1, 1, "hello world\nnext\n"), "next\n");
 }
 
+TEST(OutputOnce, AWokenImageContinuesFromItsCheckpoint) {
+  OutputOnce once;
+  EXPECT_EQ(once.filter(1, 1, "one\n"), "one\n");
+  once.mark(1, 3);  // checkpoint 3: 4 bytes of stdout, none of stderr
+  EXPECT_EQ(once.filter(1, 1, "two\nthr"), "two\nthr");
+  EXPECT_EQ(once.filter(1, 2, "e\n"), "e\n");
+  once.restart(1);
+  EXPECT_FALSE(once.resume_at(1, 4));  // never marked
+  ASSERT_TRUE(once.resume_at(1, 3));
+  // The image writes what followed the fork again, and then more.
+  EXPECT_EQ(once.filter(1, 1, "two\n"), "");
+  EXPECT_EQ(once.filter(1, 1, "three\n"), "ee\n");
+  EXPECT_EQ(once.filter(1, 2, "e\nf\n"), "f\n");
+  // Woken from the same image again (the first wake-up died): still once.
+  once.mark(1, 5);
+  once.restart(1);
+  ASSERT_TRUE(once.resume_at(1, 3));
+  EXPECT_EQ(once.filter(1, 1, "two\nthree\nfour\n"), "four\n");
+}
+
 }  // namespace
 }  // namespace ftmpi::rte
