@@ -23,12 +23,14 @@
 //      and the daemons' replication), replay reports.
 //   6  checkpoints (transparent mode): CKPT_ORDER, CKPT_REQ, CKPT_DONE,
 //      CKPT_NOTE, LOG_STATS, LOG_NOTE.
+//   7  checkpoint stores: DAEMON_HELLO/JOB_START host ckpt_port, CKPT_REQ.buddy,
+//      CkptFacts store fields, CKPT_STORED.
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 6;
+inline constexpr uint16_t kProtocolVersion = 7;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece
@@ -49,6 +51,7 @@ enum class MsgType : uint16_t {
   kReplayReport = 0x0109,  // transparent mode: replay started / caught up
   kCkptDone = 0x010a,      // checkpoints: the image is frozen (or could not be taken)
   kLogStats = 0x010b,      // checkpoints: the sender log's figures
+  kCkptStored = 0x010f,    // checkpoints: a frozen copy stored its image (datagram to the daemon)
   // daemon -> rank
   kBoot = 0x0181,
   kCardTable = 0x0182,
