@@ -5,6 +5,9 @@
 // answers within kOrderTimeoutMs (the rank never reached a safe point, or
 // its report was lost with it) counts as failed, so that a stuck process
 // cannot stop checkpointing for the others.
+#include <dirent.h>
+#include <unistd.h>
+
 #include <limits>
 
 #include "base/clock.hpp"
@@ -77,13 +80,19 @@ void Launcher::on_ckpt_note(int32_t host, const proto::CkptNote& m) {
   e.add("rank", m.who.slot).add("incarnation", m.who.incarnation).add("number", m.facts.number);
   if (m.facts.ok)
     e.add("host", host_name(host))
-        .add("store", "local")
+        .add("store", ckpt_store_name(m.facts.store))
         .add("image_pid", m.facts.image_pid)
         .add("resident", m.facts.resident)
         .add("pause_ms", static_cast<double>(m.facts.pause_ns) / 1e6)
         .add("log_bytes", m.facts.log_bytes)
         .add("dets_acked", m.facts.dets_acked);
-  else
+  if (m.facts.ok && m.facts.store != proto::CkptFacts::kStoreLocal) {
+    e.add("stored_bytes", m.facts.stored_bytes)
+        .add("store_ms", static_cast<double>(m.facts.store_ns) / 1e6)
+        .add("stored_at", m.facts.stored_at);
+    if (!m.facts.store_error.empty()) e.add("store_error", m.facts.store_error);
+  }
+  if (!m.facts.ok)
     e.add("reason", m.facts.why);
   record(e, m.wall_ns);
   if (m.facts.number != s.number || s.timeout == 0) return;  // late: already counted as failed
@@ -128,5 +137,24 @@ void Launcher::ckpt_slot_up(int32_t slot) {
 }
 
 std::string Launcher::ckpt_summary() const { return ckpt_ ? ckpt_->tally.summary_line() : ""; }
+
+void Launcher::ckpt_end_disk() {
+  if (!opts_.ckpt.on || opts_.ckpt.store != CkptStore::kDisk) return;
+  const std::string& dir = opts_.ckpt.disk_dir;
+  if (opts_.ckpt.keep || outcome_.exit_status() != 0) {
+    say("ftmpirun: checkpoint images kept in " + dir + " (" + ckpt_job_ + ".r*.img)");
+    return;
+  }
+  // The job's images and any temporary file a killed copy left behind.
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  const std::string prefix = ckpt_job_ + ".r";
+  std::vector<std::string> victims;
+  while (const dirent* e = ::readdir(d))
+    if (std::string n = e->d_name; n.rfind(prefix, 0) == 0) victims.push_back(dir + "/" + n);
+  ::closedir(d);
+  for (const std::string& v : victims)
+    if (::unlink(v.c_str()) != 0) say("ftmpirun: cannot remove checkpoint image " + v);
+}
 
 }  // namespace ftmpi::rte
