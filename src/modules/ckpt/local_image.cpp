@@ -144,7 +144,7 @@ std::string wake_socket_name(pid_t owner_pid, uint64_t number) {
   return "ftmpi-image-" + std::to_string(owner_pid) + "-" + std::to_string(number);
 }
 
-Frozen freeze_local_image(uint64_t number) {
+Frozen freeze_local_image(uint64_t number, const StoreTarget& store, RestoredHook& restored) {
   Frozen out;
   const pid_t daemon = ::getppid();
   const pid_t original = ::getpid();
@@ -167,6 +167,13 @@ Frozen freeze_local_image(uint64_t number) {
     if (::getppid() != daemon) _exit(122);  // the daemon died meanwhile
     ::setpgid(0, 0);
     unmap_segment();
+    if (store.kind != 0 && store_in_copy(store) == CopyOutcome::kResumed) {
+      // A restorer made this process from the image: not the copy any more.
+      restored.resume_restored();
+      Frozen back;
+      back.resumed = true;
+      return back;
+    }
     stay_frozen(wake, daemon, original);
   }
   out.pause_ns = now_ns() - t0;

@@ -113,6 +113,10 @@ class LocalRanks {
   };
   // Forks every rank; a rank that cannot be forked is reported as exited 127.
   void spawn_all(const Launch& launch);
+  // The next respawn or adoption starts the restorer of the image on
+  // `image_fd` (make_restorer) instead of the program; the fd is closed
+  // after that spawn.
+  void restore_next_from(int image_fd) { restore_fd_ = image_fd; }
   // Starts `r` again as incarnation `who` (same program, arguments,
   // environment, shm segment and doorbell; stdin only ever goes to the first
   // incarnation). The old one's output is closed first (RANK_EXIT follows
@@ -157,6 +161,7 @@ class LocalRanks {
   EventLoop& loop_;
   RankListener& listener_;
   Launch launch_;
+  int restore_fd_ = -1;  // restore_next_from
   std::deque<LocalRank> ranks_;
   int shm_fd_ = -1;
   uint64_t shm_size_ = 0;
