@@ -126,6 +126,7 @@ class Daemon : public RankListener, public LeaderOutput {
   void on_finished(LocalRank& r) override;
   void on_started(LocalRank& r) override;
   void on_stdin_consumed(size_t bytes) override;
+  bool start_over(LocalRank& r) override;  // daemon_ckpt_store.cpp
 
   // ---- transparent mode: checkpoint images (daemon_ckpt.cpp) ----
   void on_ckpt_order(const proto::CkptOrder& m);

@@ -199,6 +199,17 @@ int Daemon::fetch_from_buddy(int32_t slot, std::string& from) {
   return fd;
 }
 
+bool Daemon::start_over(LocalRank& r) {
+  auto it = restoring_.find(r.id.slot);
+  if (it == restoring_.end() || it->second.incarnation != r.id.incarnation || !restore_failed_exit(r.exit))
+    return false;
+  FTMPI_LOG(kWarn, "ftmpid", "rank %d did not come back from stored image %llu (%s); starting it from the program's "
+            "start", r.id.slot, static_cast<unsigned long long>(it->second.number), describe_exit(r.exit).c_str());
+  bad_image_[r.id.slot] = std::max(bad_image_[r.id.slot], it->second.number);
+  restoring_.erase(it);
+  return true;
+}
+
 std::pair<std::string, uint64_t> Daemon::newest_disk_image(int32_t slot) const {
   std::pair<std::string, uint64_t> best{"", 0};
   DIR* d = ::opendir(ckpt_dir_.c_str());

@@ -17,6 +17,9 @@
 namespace ftmpi::rte {
 namespace {
 constexpr uint64_t kOrderTimeoutMs = 10'000;
+// With a buddy or disk store the answer comes once the image is stored: the
+// transfer of a large image over a loaded link or disk takes its time.
+constexpr uint64_t kStoredOrderTimeoutMs = 60'000;
 }
 
 void Launcher::start_checkpoints() {
@@ -52,13 +55,14 @@ void Launcher::order_checkpoint(int32_t slot) {
   }
   d->conn->send(proto::CkptOrder{slot, number});
   record(TimelineEvent("ckpt_order").add("rank", slot).add("number", number));
-  s.timeout = loop_.after_ms(kOrderTimeoutMs, [this, slot, number] {
+  const uint64_t limit_ms = opts_.ckpt.store == CkptStore::kLocal ? kOrderTimeoutMs : kStoredOrderTimeoutMs;
+  s.timeout = loop_.after_ms(limit_ms, [this, slot, number, limit_ms] {
     CkptState::Slot& x = ckpt_->slots[static_cast<size_t>(slot)];
     x.timeout = 0;
     if (x.number != number) return;
     proto::CkptFacts f;
     f.number = number;
-    f.why = "no safe point within " + std::to_string(kOrderTimeoutMs / 1000) + " s";
+    f.why = "no safe point within " + std::to_string(limit_ms / 1000) + " s";
     finish_checkpoint(slots_[static_cast<size_t>(slot)].id, f);
   });
 }
