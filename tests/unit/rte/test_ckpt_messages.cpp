@@ -75,7 +75,7 @@ TEST(CkptMessages, RejectsWhatCannotBe) {
   ASSERT_TRUE(split_frame(make_frame(CkptOrder{1, 0}), f));
   EXPECT_FALSE(parse(f, o));  // numbers count from 1
   CkptRequest r;
-  ASSERT_TRUE(split_frame(make_frame(CkptRequest{0}), f));
+  ASSERT_TRUE(split_frame(make_frame(CkptRequest{0, ""}), f));
   EXPECT_FALSE(parse(f, r));
   CkptFacts bad = sample_facts();
   bad.image_pid = 0;  // an image without a process
