@@ -145,17 +145,17 @@ std::string Launcher::ckpt_summary() const { return ckpt_ ? ckpt_->tally.summary
 void Launcher::ckpt_end_disk() {
   if (!opts_.ckpt.on || opts_.ckpt.store != CkptStore::kDisk) return;
   const std::string& dir = opts_.ckpt.disk_dir;
-  if (opts_.ckpt.keep || outcome_.exit_status() != 0) {
-    say("ftmpirun: checkpoint images kept in " + dir + " (" + ckpt_job_ + ".r*.img)");
-    return;
-  }
-  // The job's images and any temporary file a killed copy left behind.
+  const bool keep = opts_.ckpt.keep || outcome_.exit_status() != 0;
+  if (keep) say("ftmpirun: checkpoint images kept in " + dir + " (" + ckpt_job_ + ".r*.img)");
+  // The job's images unless kept, and in any case the temporary files of
+  // copies killed while writing (with their rank, at its end).
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;
   const std::string prefix = ckpt_job_ + ".r";
   std::vector<std::string> victims;
   while (const dirent* e = ::readdir(d))
-    if (std::string n = e->d_name; n.rfind(prefix, 0) == 0) victims.push_back(dir + "/" + n);
+    if (std::string n = e->d_name; n.rfind(prefix, 0) == 0 && (!keep || n.ends_with(".tmp")))
+      victims.push_back(dir + "/" + n);
   ::closedir(d);
   for (const std::string& v : victims)
     if (::unlink(v.c_str()) != 0) say("ftmpirun: cannot remove checkpoint image " + v);

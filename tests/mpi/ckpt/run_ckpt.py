@@ -105,11 +105,12 @@ def main():
         if len(lines) < a.min_ckpts:
             fail("%d checkpoints taken, expected at least %d" % (len(lines), a.min_ckpts), out, err)
         events = [json.loads(l) for l in open(tl)]
-        # With a store, a checkpoint whose rank is killed while its image is
-        # being stored is answered after the launcher closed that order (no
-        # line, an event): at most one per failure.
+        # With a store, a checkpoint whose rank is killed or ends while its
+        # image is being stored is answered after the launcher closed that
+        # order (no line, an event): at most one per failure and per rank.
         ck = [e for e in events if e["event"] == "checkpoint"]
-        orphans = (a.expect_survived or 0) if a.store != "local" else 0
+        np_ = int(rest[rest.index("-np") + 1]) if "-np" in rest else 1
+        orphans = (a.expect_survived or 0) + np_ if a.store != "local" else 0
         if not len(lines) <= len(ck) <= len(lines) + orphans:
             fail("%d checkpoint lines but %d timeline events" % (len(lines), len(ck)), out, err)
         kind = store.split(":")[0]
