@@ -1,5 +1,6 @@
 #include "rte/daemon/ckpt_server.hpp"
 
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -248,6 +249,43 @@ void CheckpointServer::request(Client& c) {
   } else {
     close_client(c, "unknown checkpoint server request");
   }
+}
+
+int CheckpointServer::fetch(const std::string& addr, uint16_t port, const auth::Secret& secret, int32_t slot,
+                            int timeout_ms, std::string& why) {
+  const std::string where = "checkpoint server " + addr + ":" + std::to_string(port);
+  int fd = fd::tcp_connect(addr, port, /*nonblocking=*/true);
+  if (fd < 0) {
+    why = "cannot connect to " + where;
+    return -1;
+  }
+  pollfd p{fd, POLLOUT, 0};
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (::poll(&p, 1, timeout_ms) != 1 || ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0 ||
+      !fd::set_nonblocking(fd, false) || !auth::handshake_fd(fd, secret, true, timeout_ms)) {
+    ::close(fd);
+    why = where + " did not answer in time";
+    return -1;
+  }
+  uint8_t req[kRequestBytes] = {};
+  std::memcpy(req, kRequestMagic, 8);
+  std::memcpy(req + 8, &kOpGet, 4);
+  std::memcpy(req + 12, &slot, 4);
+  char answer[8] = {};
+  p = pollfd{fd, POLLIN, 0};
+  if (!fd::write_all(fd, req, sizeof req) || ::poll(&p, 1, timeout_ms) != 1 ||
+      !fd::read_all(fd, answer, sizeof answer)) {
+    ::close(fd);
+    why = where + " did not answer in time";
+    return -1;
+  }
+  if (std::memcmp(answer, "IMAGE\0\0\0", 8) != 0) {
+    ::close(fd);
+    why = where + " holds no image of slot " + std::to_string(slot);
+    return -1;
+  }
+  return fd;
 }
 
 void make_restorer(SpawnRequest& req, int image_fd) {
