@@ -1,5 +1,7 @@
 #include "rte/daemon/ckpt_server.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -15,6 +17,15 @@
 
 namespace ftmpi::rte {
 namespace {
+
+std::string peer_address(int fd) {
+  sockaddr_in a{};
+  socklen_t len = sizeof a;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0 || a.sin_family != AF_INET) return "an unknown peer";
+  char ip[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+  return std::string(ip) + ":" + std::to_string(ntohs(a.sin_port));
+}
 
 namespace fmt = ckpt_format;
 
@@ -186,7 +197,11 @@ bool CheckpointServer::read_some(Client& c) {
       case Client::Stage::kHandshake:
         c.hs.feed(small, n, c.out);
         if (c.hs.state() == auth::Handshake::State::kFailed) {
-          close_client(c, "peer did not prove the job secret");
+          // A stranger at a job port: logged as the daemon's other listeners
+          // log theirs (an error, with the peer's address).
+          FTMPI_LOG(kError, "ftmpid", "rejected checkpoint-server connection from %s: peer failed to prove the job secret",
+                    peer_address(c.fd).c_str());
+          close_client(c, "");
           return false;
         }
         if (c.hs.state() == auth::Handshake::State::kDone) c.stage = Client::Stage::kRequest;
