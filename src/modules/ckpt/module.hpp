@@ -12,14 +12,13 @@
 #pragma once
 #include <cstdint>
 
-#include "modules/ckpt/local_image.hpp"
 #include "modules/logging/module.hpp"
 #include "p2p/engine.hpp"
 #include "rte/client/client.hpp"
 
 namespace ftmpi::ckpt {
 
-class Module final : public logging::CheckpointHook, public RestoredHook {
+class Module final : public logging::CheckpointHook {
  public:
   Module(p2p::Engine& engine, rte::Client& client, logging::Module& logging);
   ~Module() override;
@@ -27,8 +26,6 @@ class Module final : public logging::CheckpointHook, public RestoredHook {
   Module& operator=(const Module&) = delete;
 
   void on_progress() override;
-  // In a process restored from this module's buddy or disk image.
-  void resume_restored() override;
 
  private:
   void take(uint64_t number);
@@ -47,7 +44,6 @@ class Module final : public logging::CheckpointHook, public RestoredHook {
   static uint64_t kill_point(int32_t slot);
   uint64_t kill_at_ckpt_ = 0;  // FTMPI_INJECT_CKPT_KILL (tests), first incarnation only
   uint64_t taken_ = 0;         // checkpoints this incarnation forked
-  StoreTarget store_;          // where the frozen copy also writes its image
 };
 
 }  // namespace ftmpi::ckpt
