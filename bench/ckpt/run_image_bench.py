@@ -6,7 +6,9 @@ Figures are seconds per GiB of image, wall and CPU (user + system) of the
 capturing or restored process. Captures ckpt_image_bench with MIB MiB of heap into a file in DIR (fsync'd),
 and into a socket read by this script into memory; then restores from the
 file and from a socket this script writes the stream into (the way the
-buddy checkpoint server serves a restorer). Restore time is from just
+buddy checkpoint server serves a restorer on another host), and from a
+memfd holding the stream (the way a daemon hands a restorer the buddy image
+it holds itself, CheckpointServer::image_memfd). Restore time is from just
 before the restorer is started to the resumed process's first instruction
 after capture_self returned, exec and checks included, and the restorer's
 CPU time (user + system: less sensitive to a loaded machine). Prints the load.
@@ -84,12 +86,21 @@ def main():
             rest_sock = float(out.split()[1]) - t0
             y.close()
             t.join()
+            # Restore from a memfd (buddy memory on the restoring host).
+            mfd = os.memfd_create("ckpt-bench", 0)
+            os.write(mfd, stream)
+            os.lseek(mfd, 0, os.SEEK_SET)
+            env = dict(os.environ, FTMPI_CKPT_RESTORE=str(mfd))
+            t0 = time.clock_gettime(time.CLOCK_MONOTONIC)
+            out, cpu_mem = run(["setarch", "x86_64", "-R", prog, "0", "fd", "0"], env=env, pass_fds=(mfd,))
+            rest_mem = float(out.split()[1]) - t0
+            os.close(mfd)
             os.unlink(path)
             gib = size / float(1 << 30)
             print("heap %5d MiB image %7.1f MiB | capture file %.2f s/GiB (CPU %.2f) socket %.2f s/GiB (CPU %.2f) | "
-                  "restore file %.2f s/GiB (CPU %.2f) socket %.2f s/GiB (CPU %.2f)" %
+                  "restore file %.2f s/GiB (CPU %.2f) socket %.2f s/GiB (CPU %.2f) memfd %.2f s/GiB (CPU %.2f)" %
                   (mib, size / 1048576.0, cap_file / gib, cpu_cap_file / gib, cap_sock / gib, cpu_cap_sock / gib,
-                   rest_file / gib, cpu_file / gib, rest_sock / gib, cpu_sock / gib))
+                   rest_file / gib, cpu_file / gib, rest_sock / gib, cpu_sock / gib, rest_mem / gib, cpu_mem / gib))
     print("load average after: %s" % open("/proc/loadavg").read().split()[:3])
 
 

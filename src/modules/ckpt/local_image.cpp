@@ -205,7 +205,7 @@ std::string wake_socket_name(pid_t owner_pid, uint64_t number) {
   return rte::proto::wake_socket_name(static_cast<int32_t>(owner_pid), number);
 }
 
-Frozen freeze_local_image(uint64_t number) {
+Frozen freeze_local_image(uint64_t number, const StoreTarget& store, RestoredHook& restored) {
   Frozen out;
   const pid_t daemon = ::getppid();
   const pid_t original = ::getpid();
@@ -228,6 +228,13 @@ Frozen freeze_local_image(uint64_t number) {
     if (::getppid() != daemon) _exit(122);  // the daemon died meanwhile
     ::setpgid(0, 0);
     unmap_segment();
+    if (store.kind != 0 && store_in_copy(store) == CopyOutcome::kResumed) {
+      // A restorer made this process from the image: not the copy any more.
+      restored.resume_restored();
+      Frozen back;
+      back.resumed = true;
+      return back;
+    }
     out.ctrl_fd = stay_frozen(wake, daemon, original);
     out.woken = true;
     return out;

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <string>
 
+#include "modules/ckpt/store_copy.hpp"
+
 namespace ftmpi::ckpt {
 
 // Exit status of an image whose wake-up handshake failed.
@@ -34,15 +36,32 @@ struct Frozen {
   pid_t pid = -1;         // the image; -1: no image (error says why)
   uint64_t pause_ns = 0;  // what the fork cost the process
   std::string error;
+  // This process was restored from the stored image (the copy's capture
+  // point) and resumed as the slot's next incarnation: nothing to report.
+  bool resumed = false;
+};
+
+// What a process restored from a buddy or disk image runs at once, in the
+// copy's frame, to become the slot's next incarnation: returns when it is
+// (freeze_local_image then returns with `resumed`), or ends the process.
+class RestoredHook {
+ public:
+  virtual void resume_restored() = 0;
+
+ protected:
+  ~RestoredHook() = default;
 };
 
 // Abstract Unix socket name on which the image of checkpoint `number` of the
 // process `owner_pid` waits to be woken (the daemon connects to it).
 std::string wake_socket_name(pid_t owner_pid, uint64_t number);
 
-// Forks the image. Returns in the original process at once, and in the copy
-// once its daemon woke it (woken = true); the copy may also be killed
-// frozen, or exit (an orphan, a failed handshake).
-Frozen freeze_local_image(uint64_t number);
+// Forks the image. With a buddy or disk `store`, the copy first writes
+// itself there (store_copy.hpp). Returns in the original process at once; in
+// the copy once its daemon woke it (woken = true, the caller resumes:
+// resume.hpp); and in a process restored from the stored image once
+// `restored` made it the next incarnation (resumed = true). The copy may
+// also be killed frozen, or exit (an orphan, a failed handshake).
+Frozen freeze_local_image(uint64_t number, const StoreTarget& store, RestoredHook& restored);
 
 }  // namespace ftmpi::ckpt

@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "base/clock.hpp"
 #include "base/log.hpp"
 #include "base/params.hpp"
+#include "modules/ckpt/image.hpp"
 #include "modules/ckpt/local_image.hpp"
 #include "modules/ckpt/resume.hpp"
 
@@ -32,6 +34,8 @@ Module::Module(p2p::Engine& engine, rte::Client& client, logging::Module& loggin
     : engine_(engine), client_(client), logging_(logging) {
   logging_.set_checkpoint_hook(this);
   if (engine_.self().incarnation == 0) kill_at_ckpt_ = kill_point(engine_.self().slot);
+  store_ = store_from_environment();
+  store_.slot = engine_.self().slot;
 }
 
 // Tests: FTMPI_INJECT_CKPT_KILL=slot:n makes the first incarnation of `slot`
@@ -74,8 +78,16 @@ void Module::take(uint64_t number) {
   f.log_bytes = lg.log().bytes();
   f.received.resize(static_cast<size_t>(engine_.world_size()));
   for (int s = 0; s < engine_.world_size(); ++s) f.received[static_cast<size_t>(s)] = lg.inbound().received(s);
+  store_.number = number;
+  store_.daemon_pid = static_cast<int>(::getppid());
+  store_.secret = client_.job_secret();
+  store_.buddy_addr.clear();
+  if (store_.kind == rte::proto::CkptFacts::kStoreBuddy && !set_buddy(store_, client_.checkpoint_buddy()))
+    FTMPI_LOG(kWarn, "ckpt", "checkpoint %llu: no usable buddy address '%s'; the image stays local",
+              static_cast<unsigned long long>(number), client_.checkpoint_buddy().c_str());
   const uint64_t t0 = now_ns();
-  Frozen img = freeze_local_image(number);
+  Frozen img = freeze_local_image(number, store_, *this);
+  if (img.resumed) return;  // a restored process, now the next incarnation
   if (img.woken) {
     wake_up(img.ctrl_fd);
     return;
@@ -109,6 +121,20 @@ void Module::wake_up(int ctrl_fd) {
   resume_as_next_incarnation(engine_, client_, logging_, ctrl_fd);
   figures_at_ns_ = 0;
   figures_bytes_ = 0;
+}
+
+void Module::resume_restored() {
+  // The image brought back the old process's environment: the restorer's
+  // own names its control socket.
+  int ctrl = -1;
+  for (const std::string& e : restorer_environment())
+    if (e.rfind("FTMPI_CTRL_FD=", 0) == 0) ctrl = std::atoi(e.c_str() + 14);
+  FTMPI_LOG(kInfo, "ckpt", "restored from stored image %llu (control descriptor %d)",
+            static_cast<unsigned long long>(store_.number), ctrl);
+  // Becoming the next incarnation (resume_as_next_incarnation) is not in
+  // this build: the daemon sees this exit and restarts the slot from the
+  // program's start instead.
+  ::_exit(kRestoredNotResumedExit);
 }
 
 void Module::messages(uint64_t& sent, uint64_t& received) const {

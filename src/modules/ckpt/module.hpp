@@ -12,13 +12,14 @@
 #pragma once
 #include <cstdint>
 
+#include "modules/ckpt/local_image.hpp"
 #include "modules/logging/module.hpp"
 #include "p2p/engine.hpp"
 #include "rte/client/client.hpp"
 
 namespace ftmpi::ckpt {
 
-class Module final : public logging::CheckpointHook {
+class Module final : public logging::CheckpointHook, public RestoredHook {
  public:
   Module(p2p::Engine& engine, rte::Client& client, logging::Module& logging);
   ~Module() override;
@@ -26,6 +27,8 @@ class Module final : public logging::CheckpointHook {
   Module& operator=(const Module&) = delete;
 
   void on_progress() override;
+  // In a process restored from this module's buddy or disk image.
+  void resume_restored() override;
 
  private:
   void take(uint64_t number);
@@ -44,6 +47,7 @@ class Module final : public logging::CheckpointHook {
   static uint64_t kill_point(int32_t slot);
   uint64_t kill_at_ckpt_ = 0;  // FTMPI_INJECT_CKPT_KILL (tests), first incarnation only
   uint64_t taken_ = 0;         // checkpoints this incarnation forked
+  StoreTarget store_;          // where the frozen copy also writes its image
 };
 
 }  // namespace ftmpi::ckpt

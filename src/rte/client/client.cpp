@@ -150,6 +150,7 @@ bool Client::queue_notice(const Frame& f) {
     proto::CkptRequest m;
     if (!proto::parse(f, m) || !modes_.transparent_mode()) lost_daemon("malformed CKPT_REQ");
     ckpt_wanted_ = m.number;  // a later order replaces one not taken yet
+    ckpt_buddy_ = m.buddy;
     return true;
   }
   if (f.type == static_cast<uint16_t>(MsgType::kDetAck)) {
@@ -233,6 +234,7 @@ Err Client::boot_on_channel(BootInfo& out) {
   out.shm_size = boot.shm_size;
   out.doorbell_fds.assign(boot.doorbell_fds.begin(), boot.doorbell_fds.end());
   out.secret = boot.secret;
+  secret_ = boot.secret;
   out.tcp_bind_addr = boot.tcp_bind_addr;
   out.epoch = boot.epoch;
   out.restarted = boot.restarted;

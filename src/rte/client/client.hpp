@@ -172,6 +172,10 @@ class Client {
   // The number of the checkpoint the runtime asked for and this process has
   // not reported yet (0: none). Set by poll() and by any blocking wait.
   uint64_t checkpoint_wanted() const { return ckpt_wanted_; }
+  // With the buddy store: "ADDR:PORT" of the checkpoint server that the
+  // wanted checkpoint's image goes to, and the job secret it asks for.
+  const std::string& checkpoint_buddy() const { return ckpt_buddy_; }
+  const auth::Secret& job_secret() const { return secret_; }
   // The checkpoint is taken (or could not be): the runtime keeps the image.
   // Blocks until the daemon acknowledges (it read the output written
   // before the fork first).
@@ -233,6 +237,8 @@ class Client {
   std::vector<uint8_t> det_frame_;  // the DET_LOG frame being sent
   uint64_t det_acked_ = 0;   // last batch acknowledged (delivered)
   uint64_t ckpt_wanted_ = 0;  // CKPT_REQ not answered yet
+  std::string ckpt_buddy_;    // ...and where its image goes (buddy store)
+  auth::Secret secret_{};     // from BOOT
   proto::FrameReader reader_;
   std::deque<Pending> pending_;
   std::unique_ptr<BootBackend> ext_;  // booted without a daemon: everything goes there

@@ -1,5 +1,8 @@
 #include "rte/daemon/ckpt_server.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -14,6 +17,15 @@
 
 namespace ftmpi::rte {
 namespace {
+
+std::string peer_address(int fd) {
+  sockaddr_in a{};
+  socklen_t len = sizeof a;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0 || a.sin_family != AF_INET) return "an unknown peer";
+  char ip[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+  return std::string(ip) + ":" + std::to_string(ntohs(a.sin_port));
+}
 
 namespace fmt = ckpt_format;
 
@@ -185,7 +197,11 @@ bool CheckpointServer::read_some(Client& c) {
       case Client::Stage::kHandshake:
         c.hs.feed(small, n, c.out);
         if (c.hs.state() == auth::Handshake::State::kFailed) {
-          close_client(c, "peer did not prove the job secret");
+          // A stranger at a job port: logged as the daemon's other listeners
+          // log theirs (an error, with the peer's address).
+          FTMPI_LOG(kError, "ftmpid", "rejected checkpoint-server connection from %s: peer failed to prove the job secret",
+                    peer_address(c.fd).c_str());
+          close_client(c, "");
           return false;
         }
         if (c.hs.state() == auth::Handshake::State::kDone) c.stage = Client::Stage::kRequest;
@@ -248,6 +264,43 @@ void CheckpointServer::request(Client& c) {
   } else {
     close_client(c, "unknown checkpoint server request");
   }
+}
+
+int CheckpointServer::fetch(const std::string& addr, uint16_t port, const auth::Secret& secret, int32_t slot,
+                            int timeout_ms, std::string& why) {
+  const std::string where = "checkpoint server " + addr + ":" + std::to_string(port);
+  int fd = fd::tcp_connect(addr, port, /*nonblocking=*/true);
+  if (fd < 0) {
+    why = "cannot connect to " + where;
+    return -1;
+  }
+  pollfd p{fd, POLLOUT, 0};
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (::poll(&p, 1, timeout_ms) != 1 || ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0 ||
+      !fd::set_nonblocking(fd, false) || !auth::handshake_fd(fd, secret, true, timeout_ms)) {
+    ::close(fd);
+    why = where + " did not answer in time";
+    return -1;
+  }
+  uint8_t req[kRequestBytes] = {};
+  std::memcpy(req, kRequestMagic, 8);
+  std::memcpy(req + 8, &kOpGet, 4);
+  std::memcpy(req + 12, &slot, 4);
+  char answer[8] = {};
+  p = pollfd{fd, POLLIN, 0};
+  if (!fd::write_all(fd, req, sizeof req) || ::poll(&p, 1, timeout_ms) != 1 ||
+      !fd::read_all(fd, answer, sizeof answer)) {
+    ::close(fd);
+    why = where + " did not answer in time";
+    return -1;
+  }
+  if (std::memcmp(answer, "IMAGE\0\0\0", 8) != 0) {
+    ::close(fd);
+    why = where + " holds no image of slot " + std::to_string(slot);
+    return -1;
+  }
+  return fd;
 }
 
 void make_restorer(SpawnRequest& req, int image_fd) {

@@ -40,6 +40,13 @@ class CheckpointServer {
   void drop(int32_t slot) { images_.erase(slot); }
   // A new memfd (close-on-exec, offset 0) holding the image of `slot`, or -1.
   int image_memfd(int32_t slot) const;
+  // Asks another daemon's server for its image of `slot` (GET, any number):
+  // a socket positioned at the stream (a restorer reads it), or -1 and
+  // `why`. Blocks for at most `timeout_ms` (connect, handshake, answer; the
+  // stream itself is read by the restorer), so a daemon may call it in its
+  // loop with a timeout well under its heartbeat timeout.
+  static int fetch(const std::string& addr, uint16_t port, const auth::Secret& secret, int32_t slot,
+                   int timeout_ms, std::string& why);
 
  private:
   struct Client;

@@ -28,6 +28,8 @@ Daemon::~Daemon() {
   if (listen_watch_) loop_.unwatch(listen_watch_);
   if (signal_fd_ >= 0) ::close(signal_fd_);
   if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (stored_watch_) loop_.unwatch(stored_watch_);
+  if (stored_fd_ >= 0) ::close(stored_fd_);
 }
 
 int Daemon::run() {
@@ -62,6 +64,7 @@ void Daemon::start_job(const proto::JobStart& job) {
   job_timer_ = 0;
   job_ = job;
   state_.init(job);
+  setup_ckpt_store(job);
   const proto::HostEntry& me = job.hosts[static_cast<size_t>(args_.host)];
   std::string ident = "ftmpid@" + me.name;
   log::set_identity(ident.c_str());

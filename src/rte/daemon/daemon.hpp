@@ -27,6 +27,7 @@
 #include "base/auth.hpp"
 #include "rte/common/connection.hpp"
 #include "rte/common/event_loop.hpp"
+#include "rte/daemon/ckpt_server.hpp"
 #include "rte/daemon/event_log.hpp"
 #include "rte/daemon/job_state.hpp"
 #include "rte/daemon/leader.hpp"
@@ -125,6 +126,7 @@ class Daemon : public RankListener, public LeaderOutput {
   void on_finished(LocalRank& r) override;
   void on_started(LocalRank& r) override;
   void on_stdin_consumed(size_t bytes) override;
+  bool start_over(LocalRank& r) override;  // daemon_ckpt_store.cpp
 
   // ---- transparent mode: checkpoint images (daemon_ckpt.cpp) ----
   void on_ckpt_order(const proto::CkptOrder& m);
@@ -134,6 +136,29 @@ class Daemon : public RankListener, public LeaderOutput {
   void drop_images_of(int32_t slot);
   void drop_all_images();
   void on_image_exit(pid_t pid);
+
+  // ---- transparent mode: buddy and disk stores, restorers (daemon_ckpt_store.cpp) ----
+  // Before DAEMON_HELLO: every daemon serves buddy images (its port goes
+  // to the launcher, and in JOB_START to every daemon).
+  void start_ckpt_server();
+  // At JOB_START: the store the job uses (FTMPI_CKPT_STORE in its environment).
+  void setup_ckpt_store(const proto::JobStart& job);
+  // "ADDR:PORT" of the checkpoint server a local rank's images go to: the
+  // next live host in host order (the one that adopts the slot if this host
+  // is lost), or this daemon's own on a one-host job; "" without the buddy store.
+  std::string buddy_for_images() const;
+  // CKPT_DONE of an image that is still being stored: its note waits.
+  bool hold_note_until_stored(pid_t image, const proto::CkptNote& note);
+  void on_stored_datagram();
+  void finish_stored(pid_t image, const proto::CkptStored* m, const std::string& error);
+  // Before (re)spawning `who`: if no local image can serve and a stored one
+  // can, the new process is its restorer. `dead` is the slot's previous
+  // incarnation here (null when adopted from a lost host).
+  void prepare_restore(const ProcId& who, const LocalRank* dead);
+  // A socket at the stream of the image our buddy holds for `slot`, or -1.
+  int fetch_from_buddy(int32_t slot, std::string& from);
+  // The newest complete disk image of `slot` (path, number), or number 0.
+  std::pair<std::string, uint64_t> newest_disk_image(int32_t slot) const;
 
   // ---- transparent mode: restarts and the event logger (daemon_event_log.cpp) ----
   void on_det_log(LocalRank& r, const proto::DetLog& m);
@@ -247,6 +272,28 @@ class Daemon : public RankListener, public LeaderOutput {
   };
   std::map<int32_t, Woken> woken_;         // by slot, until on_started tells the launcher
   std::map<int32_t, uint64_t> died_at_ns_;  // by slot: when its last death was seen
+  // Stores (buddy, disk): this daemon's checkpoint server, the job's store,
+  // the datagram socket on which frozen copies report, the notes waiting for
+  // those reports (by image pid), reports that came before their CKPT_DONE,
+  // and the restorers started (slot -> image number; number of a stored
+  // image that failed to restore, never tried again).
+  std::unique_ptr<CheckpointServer> ckpt_server_;
+  uint8_t ckpt_store_ = proto::CkptFacts::kStoreLocal;
+  std::string ckpt_dir_, ckpt_job_;
+  int stored_fd_ = -1;
+  uint64_t stored_watch_ = 0;
+  struct HeldNote {
+    proto::CkptNote note;
+    int32_t slot = 0;
+  };
+  std::map<pid_t, HeldNote> held_notes_;
+  std::map<pid_t, proto::CkptStored> early_stored_;
+  struct Restoring {
+    uint32_t incarnation = 0;
+    uint64_t number = 0;
+  };
+  std::map<int32_t, Restoring> restoring_;
+  std::map<int32_t, uint64_t> bad_image_;
   uint64_t grace_timer_ = 0;
   uint64_t job_timer_ = 0;
 };

@@ -22,7 +22,7 @@ void Daemon::on_ckpt_order(const proto::CkptOrder& m) {
   LocalRank* r = ranks_.find(m.slot);
   if (r && r->running() && r->booted && r->ctrl && !r->fence_entered && state_.transparent()) {
     r->ckpt_ordered = m.number;
-    r->ctrl->send(proto::CkptRequest{m.number});
+    r->ctrl->send(proto::CkptRequest{m.number, buddy_for_images()});
     return;
   }
   proto::CkptNote n;
@@ -57,6 +57,9 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
       ImageProc img{r.id, static_cast<pid_t>(r.hello_pid), received, m.facts.number, pid, pfd, 0};
       img.watch = loop_.watch(pfd, EPOLLIN, [this, pid](uint32_t) { on_image_exit(pid); });
       images_[pid] = img;
+      // Buddy or disk: the note, and the drop of the previous image, wait
+      // for the copy's report that the image is stored.
+      if (hold_note_until_stored(pid, n)) return;
       // The previous image goes only now that this one is complete.
       auto it = latest_image_.find(r.id.slot);
       if (it != latest_image_.end()) drop_image(it->second);
@@ -113,6 +116,8 @@ void Daemon::on_image_exit(pid_t pid) {
       latest_image_.erase(l);
       break;
     }
+  early_stored_.erase(pid);
+  finish_stored(pid, nullptr, "the frozen copy ended before its image was stored");
 }
 
 }  // namespace ftmpi::rte

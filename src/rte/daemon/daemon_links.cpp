@@ -83,6 +83,8 @@ bool Daemon::connect_launcher() {
   hello.pid = static_cast<int32_t>(getpid());
   hello.peer_port = listen_port_;
   hello.addr = my_addr_;
+  start_ckpt_server();
+  hello.ckpt_port = ckpt_server_ ? ckpt_server_->port() : 0;
   launcher_->send(hello);
   return true;
 }

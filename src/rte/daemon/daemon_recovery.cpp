@@ -54,6 +54,7 @@ void Daemon::on_respawn(const proto::Respawn& m) {
     // Its host is lost: the slot moves here (the next live host in order).
     FTMPI_LOG(kInfo, "ftmpid", "adopting rank %d (incarnation %u) from a lost host", m.who.slot,
               m.who.incarnation);
+    prepare_restore(m.who, nullptr);
     ranks_.adopt(m.who);
     // Transparent mode: its determinants are on other hosts (the lost one's buddy).
     if (state_.transparent() && !det_complete_.count(m.who.slot)) want_determinants(m.who.slot);

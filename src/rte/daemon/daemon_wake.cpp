@@ -98,6 +98,9 @@ Daemon::RestartPlan Daemon::plan_restart(const LocalRank& r) const {
 }
 
 void Daemon::restart_here(LocalRank& r, const ProcId& who) {
+  // Without a local image, a stored one (buddy, disk) is restored if there
+  // is one (daemon_ckpt_store.cpp); it keeps its own account of failures.
+  if (r.exited) prepare_restore(who, &r);
   LocalRanks::Starter start;
   if (plan_restart(r) == RestartPlan::kWakeImage)
     start = [this](const LocalRank& x, const ChildFds& fds) { return wake_image(x, fds); };

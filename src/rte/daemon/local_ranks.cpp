@@ -16,6 +16,7 @@
 #include "base/fd.hpp"
 #include "base/log.hpp"
 #include "base/params.hpp"
+#include "rte/daemon/ckpt_server.hpp"
 #include "rte/common/limits.hpp"
 #include "rte/common/process.hpp"
 
@@ -187,8 +188,10 @@ void LocalRanks::spawn_one(LocalRank& r, const Launch& launch, const Starter& st
     req.group = SpawnRequest::Group::kOwnGroup;
     req.who = "ftmpid";
     req.no_aslr = launch.no_aslr;
+    if (restore_fd_ >= 0) make_restorer(req, restore_fd_);
     pid = spawn(req, err);
   }
+  fd::close_quietly(restore_fd_);
   for (int* f : {&sv[1], &outp[1], &errp[1], &inp[0]}) fd::close_quietly(*f);
   if (pid < 0) {
     FTMPI_LOG(kError, "ftmpid", "cannot start rank %d: %s", r.id.slot, err.c_str());
@@ -236,6 +239,10 @@ void LocalRanks::on_pidfd(LocalRank& r) {
   // Its last words (ABORT, FENCE) and output come before the news of its exit.
   if (r.ctrl) r.ctrl->poll_input();
   for (int s = 0; s < 2; ++s) read_output(r, s, true);
+  if (!r.booted && listener_.start_over(r)) {
+    respawn(r, ProcId(r.id));
+    return;
+  }
   drop_stdin(r);
   listener_.on_exit(r);
   r.exit_announced = true;

@@ -91,6 +91,10 @@ class RankListener {
   virtual void on_started(LocalRank& r) = 0;
   // Bytes of stdin written to (or dropped for) the stdin rank.
   virtual void on_stdin_consumed(size_t bytes) = 0;
+  // Reaped before it said HELLO: true to start the same incarnation again
+  // from the program's start instead of reporting the exit (a restorer whose
+  // image could not be restored; nobody knew of that process).
+  virtual bool start_over(LocalRank&) { return false; }
 };
 
 // The new process's ends of its channels, made as for a fresh spawn
@@ -128,6 +132,10 @@ class LocalRanks {
   };
   // Forks every rank; a rank that cannot be forked is reported as exited 127.
   void spawn_all(const Launch& launch);
+  // The next respawn or adoption starts the restorer of the image on
+  // `image_fd` (make_restorer) instead of the program; the fd is closed
+  // after that spawn.
+  void restore_next_from(int image_fd) { restore_fd_ = image_fd; }
   // Starts `r` again as incarnation `who` (same program, arguments,
   // environment, shm segment and doorbell; stdin only ever goes to the first
   // incarnation). The old one's output is closed first (RANK_EXIT follows
@@ -175,6 +183,7 @@ class LocalRanks {
   EventLoop& loop_;
   RankListener& listener_;
   Launch launch_;
+  int restore_fd_ = -1;  // restore_next_from
   std::deque<LocalRank> ranks_;
   int shm_fd_ = -1;
   uint64_t shm_size_ = 0;

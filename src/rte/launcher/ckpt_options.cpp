@@ -1,7 +1,13 @@
 #include "rte/launcher/ckpt_options.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "rte/common/shown.hpp"
 
@@ -30,7 +36,33 @@ bool parse_scaled(const std::string& v, std::initializer_list<std::pair<const ch
   return true;
 }
 
+// Creates `dir` and its parents as needed (like mkdir -p).
+bool make_dirs(const std::string& dir) {
+  for (size_t at = 1; at <= dir.size(); ++at) {
+    if (at != dir.size() && dir[at] != '/') continue;
+    std::string part = dir.substr(0, at);
+    if (::mkdir(part.c_str(), 0777) != 0 && errno != EEXIST) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+std::string prepare_disk_dir(std::string& dir) {
+  const std::string shown_dir = "--ckpt-store=disk:" + shown(dir, false);
+  if (dir[0] != '/') {
+    // Daemons and ranks run elsewhere (other hosts, other working directories).
+    char cwd[PATH_MAX];
+    if (!::getcwd(cwd, sizeof cwd)) return shown_dir + ": cannot resolve a relative directory: " + std::strerror(errno);
+    dir = std::string(cwd) + "/" + dir;
+  }
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (!make_dirs(dir)) return shown_dir + ": cannot create the directory: " + std::strerror(errno);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return shown_dir + ": not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return shown_dir + ": not writable: " + std::strerror(errno);
+  return "";
+}
 
 bool parse_ckpt_duration(const std::string& v, uint64_t& ns) {
   return parse_scaled(v, {{"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}, {"d", 86400e9}}, 1e9, 1e18, ns);
@@ -48,6 +80,12 @@ bool take_ckpt_option(const std::string& a, const std::string* next, CkptOptions
                                        "--ckpt-log-trigger", "--ckpt-max-concurrent", "--mtbf"};
   std::string name, v;
   used_next = false;
+  if (a == "--ckpt-keep") {
+    o.given = true;
+    o.keep = true;
+    if (o.first_given.empty()) o.first_given = a;
+    return true;
+  }
   for (const char* n : kNames) {
     std::string s = n;
     if (a == s) {
@@ -114,17 +152,12 @@ std::string check_ckpt_options(CkptOptions& o, bool transparent) {
   if (!o.given) return "";
   if (!transparent) return o.first_given + " needs --ft-transparent (checkpoints serve transparent mode)";
   if (o.interval_auto && o.mtbf_ns == 0) return "--ckpt-interval=auto needs --mtbf (the mean time between failures)";
-  if (o.store == CkptStore::kBuddy)
-    return "--ckpt-store=buddy is not available in this build: it needs the process image capture "
-           "(ckpt::capture_self) and the daemons' checkpoint server; use --ckpt-store=local";
-  if (o.store == CkptStore::kDisk)
-    return "--ckpt-store=disk:" + shown(o.disk_dir, false) +
-           " is not available in this build: it needs the process image capture (ckpt::capture_self, "
-           "restore_from); use --ckpt-store=local";
+  if (o.keep && o.store != CkptStore::kDisk) return "--ckpt-keep needs --ckpt-store=disk:DIR (only disk images outlive the job)";
   o.on = o.interval_auto || o.interval_ns > 0 || o.log_trigger > 0;
   if (!o.on && o.mtbf_ns == 0)
     return o.first_given + " needs --ckpt-interval or --ckpt-log-trigger (when to checkpoint)";
   if (!o.on) return "--mtbf needs --ckpt-interval=auto";
+  if (o.store == CkptStore::kDisk) return prepare_disk_dir(o.disk_dir);
   return "";
 }
 
@@ -133,6 +166,18 @@ std::string ckpt_tunables(const CkptOptions& o, const char* current, bool opt_ou
   std::string cur = current ? current : "";
   if (cur.find("glibc.malloc.hugetlb") != std::string::npos) return "";
   return "GLIBC_TUNABLES=" + (cur.empty() ? std::string() : cur + ":") + "glibc.malloc.hugetlb=1";
+}
+
+std::string ckpt_store_env(const CkptOptions& o) {
+  if (!o.on) return "";
+  switch (o.store) {
+    case CkptStore::kBuddy:
+      return std::string(kCkptStoreEnv) + "=buddy";
+    case CkptStore::kDisk:
+      return std::string(kCkptStoreEnv) + "=disk:" + o.disk_dir;
+    default:
+      return "";
+  }
 }
 
 CkptScheduleConfig schedule_config(const CkptOptions& o) {

@@ -7,10 +7,11 @@
 //   --ckpt-log-trigger=64m                 checkpoint a process whose peers hold that much for it
 //   --ckpt-max-concurrent=N                processes checkpointing at once (default 1)
 //   --mtbf=2h                              mean time between failures (for auto)
+//   --ckpt-keep                            disk images stay after a normal end
 //
-// Each needs --ft-transparent; auto needs --mtbf. The buddy and disk stores
-// need the process image capture (ckpt::capture_self, restore_from) that
-// this build does not have yet: refused with a line saying so.
+// Each needs --ft-transparent; auto needs --mtbf; --ckpt-keep needs the disk
+// store, whose directory is made absolute, created if missing and checked
+// writable before anything starts.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -27,7 +28,8 @@ struct CkptOptions {
   bool interval_auto = false;
   uint64_t interval_ns = 0;
   CkptStore store = CkptStore::kLocal;
-  std::string disk_dir;
+  std::string disk_dir;  // absolute once check_ckpt_options accepted it
+  bool keep = false;     // --ckpt-keep
   CkptPolicy policy = CkptPolicy::kRoundRobin;
   uint64_t log_trigger = 0;
   int max_concurrent = 1;
@@ -47,6 +49,14 @@ bool take_ckpt_option(const std::string& a, const std::string* next, CkptOptions
                       std::string& err);
 // After the whole command line: the rules between options. Empty: fine.
 std::string check_ckpt_options(CkptOptions& o, bool transparent);
+// The disk store's directory: made absolute (against the working directory),
+// created with its parents if missing, then checked to be a writable
+// directory. Empty: fine; else the one-line error.
+std::string prepare_disk_dir(std::string& dir);
+// What tells daemons and ranks where images go: FTMPI_CKPT_STORE=buddy or
+// =disk:/abs/dir, in the job's environment; "" for the local store.
+inline constexpr const char* kCkptStoreEnv = "FTMPI_CKPT_STORE";
+std::string ckpt_store_env(const CkptOptions& o);
 // The fork of a process whose heap is in 4 KiB pages copies one page-table
 // entry per page: about 32 ms of CPU per GiB here. With glibc's malloc asked
 // for transparent huge pages it copies one per 2 MiB: under 1 ms per GiB

@@ -26,13 +26,42 @@ std::string per_gib(uint64_t pause_ns, uint64_t resident) {
   return b;
 }
 
+// Transfer rate of a stored image, MiB/s.
+std::string rate(uint64_t bytes, uint64_t ns) {
+  if (ns == 0) return "";
+  char b[48];
+  std::snprintf(b, sizeof b, " (%.0f MiB/s)", static_cast<double>(bytes) / (1 << 20) / (static_cast<double>(ns) / 1e9));
+  return b;
+}
+
 }  // namespace
+
+namespace {
+std::string stored(const proto::CkptFacts& f) {
+  if (f.store == proto::CkptFacts::kStoreLocal) return "";
+  std::string s = std::string(", ") + ckpt_store_name(f.store);
+  if (!f.store_error.empty()) return s + ": not stored: " + f.store_error;
+  if (f.store == proto::CkptFacts::kStoreBuddy) s += " " + f.stored_at;
+  return s + ": " + mib(f.stored_bytes) + " in " + ms(f.store_ns) + rate(f.stored_bytes, f.store_ns);
+}
+}  // namespace
+
+const char* ckpt_store_name(uint8_t store) {
+  switch (store) {
+    case proto::CkptFacts::kStoreBuddy:
+      return "buddy";
+    case proto::CkptFacts::kStoreDisk:
+      return "disk";
+    default:
+      return "local";
+  }
+}
 
 std::string ckpt_line(const ProcId& who, const proto::CkptFacts& f) {
   std::string head = "ftmpirun: checkpoint " + std::to_string(f.number) + " of rank " + std::to_string(who.slot);
   if (!f.ok) return head + " not taken: " + (f.why.empty() ? std::string("no reason given") : f.why);
   return head + ": " + mib(f.resident) + " resident, pause " + ms(f.pause_ns) + per_gib(f.pause_ns, f.resident) +
-         ", local image pid " + std::to_string(f.image_pid);
+         ", local image pid " + std::to_string(f.image_pid) + stored(f);
 }
 
 void CkptTally::on_checkpoint(const proto::CkptFacts& f) {
@@ -44,6 +73,14 @@ void CkptTally::on_checkpoint(const proto::CkptFacts& f) {
   pause_sum_ns_ += f.pause_ns;
   pause_max_ns_ = std::max(pause_max_ns_, f.pause_ns);
   resident_sum_ += f.resident;
+  if (f.store == proto::CkptFacts::kStoreLocal) return;
+  if (!f.store_error.empty()) {
+    ++store_failed_;
+    return;
+  }
+  ++stored_;
+  stored_bytes_ += f.stored_bytes;
+  store_ns_ += f.store_ns;
 }
 
 void CkptTally::on_log(int32_t slot, const proto::LogFigures& f) {
@@ -70,6 +107,9 @@ std::string CkptTally::summary_line() const {
   if (taken_ > 0)
     s += "; pause " + ms(pause_sum_ns_ / static_cast<uint64_t>(taken_)) + " mean, " + ms(pause_max_ns_) + " max" +
          per_gib(pause_sum_ns_, resident_sum_);
+  if (stored_ > 0 || store_failed_ > 0)
+    s += "; " + std::to_string(stored_) + " stored (" + mib(stored_bytes_) + " in " + ms(store_ns_) +
+         rate(stored_bytes_, store_ns_) + "), " + std::to_string(store_failed_) + " not";
   s += "; sender logs peaked at " + mib(log_peak_);
   if (log_peak_slot_ >= 0) s += " (rank " + std::to_string(log_peak_slot_) + ")";
   s += ", " + mib(reclaimed()) + " reclaimed";

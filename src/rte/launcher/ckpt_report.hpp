@@ -1,6 +1,8 @@
 // What ftmpirun says about checkpoints (pure, unit-tested): one line per
 // checkpoint as it completes, the sender-log figures, and the summary line.
 //   ftmpirun: checkpoint 3 of rank 1: 52.4 MiB resident, pause 4.1 ms (78 ms/GiB), local image pid 4242
+//   ftmpirun: checkpoint 3 of rank 1: ..., local image pid 4242, buddy node2: 52.6 MiB in 95.0 ms (553 MiB/s)
+//   ftmpirun: checkpoint 3 of rank 1: ..., local image pid 4242, disk: not stored: REASON
 //   ftmpirun: checkpoint 3 of rank 1 not taken: in MPI_Finalize
 //   ftmpirun: checkpoints: 24 taken, 1 not; pause 3.9 ms mean, 6.0 ms max (75 ms/GiB);
 //             sender logs peaked at 12.0 MiB (rank 2), 40.5 MiB reclaimed
@@ -15,6 +17,8 @@
 namespace ftmpi::rte {
 
 std::string ckpt_line(const ProcId& who, const proto::CkptFacts& f);
+// "local", "buddy" or "disk".
+const char* ckpt_store_name(uint8_t store);
 
 class CkptTally {
  public:
@@ -37,6 +41,10 @@ class CkptTally {
   uint64_t pause_sum_ns_ = 0;
   uint64_t pause_max_ns_ = 0;
   uint64_t resident_sum_ = 0;
+  int stored_ = 0;  // images the buddy or disk store confirmed
+  int store_failed_ = 0;
+  uint64_t stored_bytes_ = 0;
+  uint64_t store_ns_ = 0;
   uint64_t log_peak_ = 0;
   int32_t log_peak_slot_ = -1;
   struct Log {

@@ -56,6 +56,8 @@ Launcher::Launcher(const LaunchOptions& opts, std::vector<HostPlan> hosts, int n
     return x;
   }();
   rng_ = InjectRandom(seed_);
+  // Disk images of a kept job must not be taken for a later job's.
+  ckpt_job_ = "job" + std::to_string(getpid()) + "-" + std::to_string(wall_clock_ns() / 1'000'000'000);
 }
 
 Launcher::~Launcher() {
@@ -162,6 +164,7 @@ int Launcher::run() {
   std::string summary = outcome_.summary_line(opts_.summary);
   if (!summary.empty()) say(summary);
   if (std::string c = ckpt_summary(); !c.empty()) say(c);
+  ckpt_end_disk();
   record(TimelineEvent("job_end")
              .add("status", outcome_.exit_status())
              .add("failures", outcome_.failures())
@@ -281,6 +284,7 @@ bool Launcher::on_hello(Connection* c, const proto::Frame& f) {
   d.hello = true;
   d.conn = c;
   d.peer_port = m.peer_port;
+  d.ckpt_port = m.ckpt_port;
   d.addr = m.addr;
   conn_host_[c] = m.host;
   c->set_name("daemon on " + d.plan.name);
@@ -304,7 +308,8 @@ void Launcher::maybe_start_job() {
   job.modes = opts_.modes;
   job.leader = 0;
   for (const DaemonEntry& d : daemons_)
-    job.hosts.push_back(proto::HostEntry{d.plan.name, d.addr.empty() ? d.plan.addr : d.addr, d.peer_port, d.plan.slots});
+    job.hosts.push_back(
+        proto::HostEntry{d.plan.name, d.addr.empty() ? d.plan.addr : d.addr, d.peer_port, d.plan.slots, d.ckpt_port});
   job.program = opts_.program;
   job.args = opts_.args;
   char cwd[PATH_MAX];
@@ -398,6 +403,10 @@ std::vector<std::string> Launcher::job_environment() const {
   if (std::string t = ckpt_tunables(opts_.ckpt, std::getenv("GLIBC_TUNABLES"), opt_out && std::string(opt_out) == "0");
       !t.empty())
     env.push_back(std::move(t));
+  if (std::string store = ckpt_store_env(opts_.ckpt); !store.empty()) {
+    env.push_back(std::move(store));
+    env.push_back("FTMPI_CKPT_JOB=" + ckpt_job_);
+  }
   for (const std::string& x : opts_.export_env) {
     if (x.find('=') != std::string::npos) {
       env.push_back(x);

@@ -59,6 +59,7 @@ class Launcher {
     bool done = false;
     bool link_closed = false;
     uint16_t peer_port = 0;
+    uint16_t ckpt_port = 0;  // its buddy checkpoint server
     std::string addr;     // its address on the job network (DAEMON_HELLO)
     bool lost = false;    // declared lost (launcher_hosts.cpp)
     int suspicions = 0;   // HOST_SUSPECT reports while the launcher still heard it
@@ -116,6 +117,9 @@ class Launcher {
   void ckpt_slot_down(int32_t slot);
   void ckpt_slot_up(int32_t slot);
   std::string ckpt_summary() const;
+  // The disk store at the end of the job: its images are removed after a
+  // normal end unless --ckpt-keep; otherwise a line says where they are.
+  void ckpt_end_disk();
 
   // ---- injections and kill requests (launcher_inject.cpp) ----
   void schedule_injections();
@@ -212,6 +216,7 @@ class Launcher {
   bool stdin_done_ = false;
   size_t stdin_in_flight_ = 0;
   std::unique_ptr<CkptState> ckpt_;  // --ckpt-*: null when checkpoints are off
+  std::string ckpt_job_;             // names this job's disk images (FTMPI_CKPT_JOB)
 };
 
 }  // namespace ftmpi::rte

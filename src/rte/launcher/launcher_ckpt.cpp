@@ -5,6 +5,9 @@
 // answers within kOrderTimeoutMs (the rank never reached a safe point, or
 // its report was lost with it) counts as failed, so that a stuck process
 // cannot stop checkpointing for the others.
+#include <dirent.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <limits>
 
@@ -16,6 +19,9 @@
 namespace ftmpi::rte {
 namespace {
 constexpr uint64_t kOrderTimeoutMs = 10'000;
+// With a buddy or disk store the answer comes once the image is stored: the
+// transfer of a large image over a loaded link or disk takes its time.
+constexpr uint64_t kStoredOrderTimeoutMs = 60'000;
 }
 
 void Launcher::start_checkpoints() {
@@ -51,13 +57,14 @@ void Launcher::order_checkpoint(int32_t slot) {
   }
   d->conn->send(proto::CkptOrder{slot, number});
   record(TimelineEvent("ckpt_order").add("rank", slot).add("number", number));
-  s.timeout = loop_.after_ms(kOrderTimeoutMs, [this, slot, number] {
+  const uint64_t limit_ms = opts_.ckpt.store == CkptStore::kLocal ? kOrderTimeoutMs : kStoredOrderTimeoutMs;
+  s.timeout = loop_.after_ms(limit_ms, [this, slot, number, limit_ms] {
     CkptState::Slot& x = ckpt_->slots[static_cast<size_t>(slot)];
     x.timeout = 0;
     if (x.number != number) return;
     proto::CkptFacts f;
     f.number = number;
-    f.why = "no safe point within " + std::to_string(kOrderTimeoutMs / 1000) + " s";
+    f.why = "no safe point within " + std::to_string(limit_ms / 1000) + " s";
     finish_checkpoint(slots_[static_cast<size_t>(slot)].id, f);
   });
 }
@@ -83,13 +90,19 @@ void Launcher::on_ckpt_note(int32_t host, const proto::CkptNote& m) {
   e.add("rank", m.who.slot).add("incarnation", m.who.incarnation).add("number", m.facts.number);
   if (m.facts.ok)
     e.add("host", host_name(host))
-        .add("store", "local")
+        .add("store", ckpt_store_name(m.facts.store))
         .add("image_pid", m.facts.image_pid)
         .add("resident", m.facts.resident)
         .add("pause_ms", static_cast<double>(m.facts.pause_ns) / 1e6)
         .add("log_bytes", m.facts.log_bytes)
         .add("dets_acked", m.facts.dets_acked);
-  else
+  if (m.facts.ok && m.facts.store != proto::CkptFacts::kStoreLocal) {
+    e.add("stored_bytes", m.facts.stored_bytes)
+        .add("store_ms", static_cast<double>(m.facts.store_ns) / 1e6)
+        .add("stored_at", m.facts.stored_at);
+    if (!m.facts.store_error.empty()) e.add("store_error", m.facts.store_error);
+  }
+  if (!m.facts.ok)
     e.add("reason", m.facts.why);
   record(e, m.wall_ns);
   if (m.facts.number != s.number || s.timeout == 0) return;  // late: already counted as failed
@@ -157,5 +170,24 @@ void Launcher::ckpt_slot_up(int32_t slot) {
 }
 
 std::string Launcher::ckpt_summary() const { return ckpt_ ? ckpt_->tally.summary_line() : ""; }
+
+void Launcher::ckpt_end_disk() {
+  if (!opts_.ckpt.on || opts_.ckpt.store != CkptStore::kDisk) return;
+  const std::string& dir = opts_.ckpt.disk_dir;
+  const bool keep = opts_.ckpt.keep || outcome_.exit_status() != 0;
+  if (keep) say("ftmpirun: checkpoint images kept in " + dir + " (" + ckpt_job_ + ".r*.img)");
+  // The job's images unless kept, and in any case the temporary files of
+  // copies killed while writing (with their rank, at its end).
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  const std::string prefix = ckpt_job_ + ".r";
+  std::vector<std::string> victims;
+  while (const dirent* e = ::readdir(d))
+    if (std::string n = e->d_name; n.rfind(prefix, 0) == 0 && (!keep || n.ends_with(".tmp")))
+      victims.push_back(dir + "/" + n);
+  ::closedir(d);
+  for (const std::string& v : victims)
+    if (::unlink(v.c_str()) != 0) say("ftmpirun: cannot remove checkpoint image " + v);
+}
 
 }  // namespace ftmpi::rte

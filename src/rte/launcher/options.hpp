@@ -8,9 +8,9 @@
 //            [--inject SPEC]...
 //            [--inject-seed N] [--timeline FILE] [--summary] [--launch-agent CMD]
 //            [-x VAR[=value]]... [--heartbeat-ms N] [--heartbeat-timeout-ms N]
-//            [--timeout SECONDS] [--ckpt-interval=T|auto] [--ckpt-store=local]
+//            [--timeout SECONDS] [--ckpt-interval=T|auto] [--ckpt-store=local|buddy|disk:DIR]
 //            [--ckpt-policy=round-robin|adaptive] [--ckpt-log-trigger=SIZE]
-//            [--ckpt-max-concurrent=N] [--mtbf=T] [--] prog [args...]
+//            [--ckpt-max-concurrent=N] [--mtbf=T] [--ckpt-keep] [--] prog [args...]
 //   ftmpirun --kill [JOB:]RANK        ftmpirun --jobs
 //
 // Options take their value as the next argument or after '='. The modes are

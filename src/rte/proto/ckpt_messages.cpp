@@ -28,6 +28,11 @@ void put_facts(Encoder& e, const CkptFacts& f) {
   e.u64(f.log_bytes);
   put_u64s(e, f.received);
   e.str(f.why);
+  e.u8(f.store);
+  e.u64(f.stored_bytes);
+  e.u64(f.store_ns);
+  e.str(f.stored_at);
+  e.str(f.store_error);
 }
 
 bool get_facts(Decoder& d, CkptFacts& f) {
@@ -40,7 +45,12 @@ bool get_facts(Decoder& d, CkptFacts& f) {
   f.log_bytes = d.u64();
   if (!get_u64s(d, f.received)) return false;
   f.why = d.str(kMaxName);
-  return d.ok() && f.number > 0 && f.ok <= 1 && (f.ok == 0 || f.image_pid > 0);
+  f.store = d.u8();
+  f.stored_bytes = d.u64();
+  f.store_ns = d.u64();
+  f.stored_at = d.str(kMaxName);
+  f.store_error = d.str(kMaxName);
+  return d.ok() && f.store <= CkptFacts::kStoreDisk && f.number > 0 && f.ok <= 1 && (f.ok == 0 || f.image_pid > 0);
 }
 
 void put_figures(Encoder& e, const LogFigures& f) {
@@ -73,6 +83,29 @@ bool CkptOrder::decode(Decoder& d) {
 
 void CkptDone::encode(Encoder& e) const { put_facts(e, facts); }
 bool CkptDone::decode(Decoder& d) { return get_facts(d, facts); }
+
+void CkptStored::encode(Encoder& e) const {
+  e.i32(slot);
+  e.u64(number);
+  e.u8(store);
+  e.u8(ok);
+  e.u64(bytes);
+  e.u64(ns);
+  e.str(where);
+  e.str(error);
+}
+bool CkptStored::decode(Decoder& d) {
+  slot = d.i32();
+  number = d.u64();
+  store = d.u8();
+  ok = d.u8();
+  bytes = d.u64();
+  ns = d.u64();
+  where = d.str(kMaxName);
+  error = d.str(kMaxName);
+  return d.ok() && slot >= 0 && number > 0 && ok <= 1 && store >= CkptFacts::kStoreBuddy &&
+         store <= CkptFacts::kStoreDisk;
+}
 
 void LogStats::encode(Encoder& e) const { put_figures(e, figures); }
 bool LogStats::decode(Decoder& d) { return get_figures(d, figures); }

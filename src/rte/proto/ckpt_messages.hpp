@@ -23,13 +23,20 @@ struct CkptOrder {
   friend bool operator==(const CkptOrder&, const CkptOrder&) = default;
 };
 
-// daemon -> rank: take checkpoint `number` at the next safe point.
+// daemon -> rank: take checkpoint `number` at the next safe point; with the
+// buddy store, `buddy` is "ADDR:PORT" of the checkpoint server the image
+// goes to (empty otherwise).
 struct CkptRequest {
   static constexpr MsgType kType = MsgType::kCkptRequest;
   uint64_t number = 0;
-  void encode(Encoder& e) const { e.u64(number); }
+  std::string buddy;
+  void encode(Encoder& e) const {
+    e.u64(number);
+    e.str(buddy);
+  }
   bool decode(Decoder& d) {
     number = d.u64();
+    buddy = d.str(kMaxName);
     return d.ok() && number > 0;
   }
   friend bool operator==(const CkptRequest&, const CkptRequest&) = default;
@@ -61,6 +68,15 @@ struct CkptFacts {
   uint64_t log_bytes = 0;     // sender-log payload bytes at the fork
   std::vector<uint64_t> received;  // per slot: highest sequence number accepted
   std::string why;
+  // Filled by the daemon once the frozen copy stored the image elsewhere
+  // (buddy, disk; spec/checkpoint-protocol.md §2a). A store that failed
+  // leaves the local image (ok stays 1) and says why in store_error.
+  uint8_t store = kStoreLocal;
+  uint64_t stored_bytes = 0;  // image stream length
+  uint64_t store_ns = 0;      // from the fork to the store's confirmation
+  std::string stored_at;      // buddy host name, or the image file
+  std::string store_error;
+  static constexpr uint8_t kStoreLocal = 0, kStoreBuddy = 1, kStoreDisk = 2;
   friend bool operator==(const CkptFacts&, const CkptFacts&) = default;
 };
 
@@ -71,6 +87,27 @@ struct CkptDone {
   bool decode(Decoder& d);
   friend bool operator==(const CkptDone&, const CkptDone&) = default;
 };
+
+// frozen copy -> its daemon, as one datagram on the daemon's abstract Unix
+// socket `ckpt_store_socket_name(daemon pid)` (the copy holds no runtime
+// channel): image `number` of `slot` is stored (`ok`) or not (`error`).
+struct CkptStored {
+  static constexpr MsgType kType = MsgType::kCkptStored;
+  int32_t slot = 0;
+  uint64_t number = 0;
+  uint8_t store = CkptFacts::kStoreLocal;
+  uint8_t ok = 0;
+  uint64_t bytes = 0;     // stream length
+  uint64_t ns = 0;        // transfer (capture, send, confirmation)
+  std::string where;      // "ADDR:PORT" of the buddy, or the file
+  std::string error;
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const CkptStored&, const CkptStored&) = default;
+};
+inline std::string ckpt_store_socket_name(int daemon_pid) {
+  return "ftmpi-ckpt-stored-" + std::to_string(daemon_pid);
+}
 
 // rank -> daemon, and (as LOG_NOTE with the rank's id) daemon -> launcher:
 // the sender log now. `held_for[s]`: payload bytes logged for slot s.

@@ -127,6 +127,7 @@ const char* msg_name(uint16_t type) {
     case MsgType::kRecoverDoneDown: return "RECOVER_DONE_DOWN";
     case MsgType::kCkptDone: return "CKPT_DONE";
     case MsgType::kLogStats: return "LOG_STATS";
+    case MsgType::kCkptStored: return "CKPT_STORED";
     case MsgType::kCkptRequest: return "CKPT_REQ";
     case MsgType::kCkptNote: return "CKPT_NOTE";
     case MsgType::kLogNote: return "LOG_NOTE";

@@ -58,6 +58,7 @@ void DaemonHello::encode(Encoder& e) const {
   e.i32(pid);
   e.u16(peer_port);
   e.str(addr);
+  e.u16(ckpt_port);
 }
 bool DaemonHello::decode(Decoder& d) {
   version = d.u16();
@@ -65,6 +66,7 @@ bool DaemonHello::decode(Decoder& d) {
   pid = d.i32();
   peer_port = d.u16();
   addr = d.str(kMaxName);
+  ckpt_port = d.u16();
   return d.ok() && host >= 0;
 }
 
@@ -150,6 +152,7 @@ void JobStart::encode(Encoder& e) const {
     e.str(h.addr);
     e.u16(h.peer_port);
     put_i32s(e, h.slots);
+    e.u16(h.ckpt_port);
   }
   e.str(program);
   put_strs(e, args);
@@ -171,13 +174,14 @@ bool JobStart::decode(Decoder& d) {
   if (!get_modes(d, modes)) return false;
   leader = d.i32();
   uint32_t n;
-  if (!get_count(d, 14, n)) return false;  // 14 bytes: smallest encoded host entry
+  if (!get_count(d, 16, n)) return false;  // 16 bytes: smallest encoded host entry
   hosts.assign(n, HostEntry{});
   for (HostEntry& h : hosts) {
     h.name = d.str(kMaxName);
     h.addr = d.str(kMaxName);
     h.peer_port = d.u16();
     if (!get_i32s(d, h.slots)) return false;
+    h.ckpt_port = d.u16();
   }
   program = d.str(kMaxName);
   if (!get_strs(d, args)) return false;

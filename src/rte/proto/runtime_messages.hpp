@@ -48,6 +48,7 @@ struct DaemonHello {
   int32_t pid = 0;
   uint16_t peer_port = 0;  // where this daemon accepts other daemons
   std::string addr;        // its address on the job network: daemons and its ranks bind it
+  uint16_t ckpt_port = 0;  // its buddy checkpoint server (0: none)
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const DaemonHello&, const DaemonHello&) = default;
@@ -213,6 +214,7 @@ struct HostEntry {
   std::string addr;        // IPv4 address daemon and ranks of this host bind
   uint16_t peer_port = 0;  // daemon's listening port (filled from DaemonHello)
   std::vector<int32_t> slots;  // slots placed on this host, ascending
+  uint16_t ckpt_port = 0;      // its daemon's buddy checkpoint server (0: none)
   friend bool operator==(const HostEntry&, const HostEntry&) = default;
 };
 

@@ -23,8 +23,10 @@
 //      and the daemons' replication), replay reports.
 //   6  checkpoints (transparent mode): CKPT_ORDER, CKPT_REQ, CKPT_DONE,
 //      CKPT_NOTE, LOG_STATS, LOG_NOTE.
-//   7  restart from a local image: CKPT_ACK, CKPT_WOKEN (and the wake
-//      message on an image's own socket, proto/wake.hpp).
+//   7  checkpoint stores and restart from an image: CKPT_ACK, CKPT_WOKEN (and
+//      the wake message on an image's own socket, proto/wake.hpp);
+//      DAEMON_HELLO/JOB_START host ckpt_port, CKPT_REQ.buddy, CkptFacts store
+//      fields, CKPT_STORED.
 #pragma once
 #include <cstdint>
 
@@ -51,6 +53,7 @@ enum class MsgType : uint16_t {
   kReplayReport = 0x0109,  // transparent mode: replay started / caught up
   kCkptDone = 0x010a,      // checkpoints: the image is frozen (or could not be taken)
   kLogStats = 0x010b,      // checkpoints: the sender log's figures
+  kCkptStored = 0x010f,    // checkpoints: a frozen copy stored its image (datagram to the daemon)
   // daemon -> rank
   kBoot = 0x0181,
   kCardTable = 0x0182,

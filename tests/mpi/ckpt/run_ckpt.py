@@ -23,8 +23,13 @@ Restarts from local images (spec/checkpoint-protocol.md §5):
   rank from a newer checkpoint, messages it skipped > 0, the line printed).
   --sort-output compares stdout line by line in sorted order (ranks print
   concurrently; a line lost or printed twice still fails).
-Prints the pause and wake-up figures it saw (for the report; never a pass
-condition).
+With --store buddy|disk:DIR every checkpoint line and event must also say
+the image was stored (bytes, time); --disk-images keep|gone checks DIR
+after the job (kept: whole images only, FTMPICKP...FTMPIEND; gone: none of
+the job's files left); --expect-restores N needs at least N restores from a
+stored image (the daemons' and ranks' info lines, FTMPI_DEBUG=2).
+Prints the pause, wake-up and store figures it saw (for the report; never a
+pass condition).
 
   run_ckpt.py [options] -- FTMPIRUN -np N PROGRAM ARGS...
 Options after the first -- : --ckpt ARG (repeatable, ftmpirun checkpoint
@@ -163,6 +168,9 @@ def main():
     ap.add_argument("--max-wakes", type=int, default=None)
     ap.add_argument("--expect-from-start", type=int, default=0)
     ap.add_argument("--sort-output", action="store_true")
+    ap.add_argument("--store", default="local")
+    ap.add_argument("--disk-images", choices=["keep", "gone"], default=None)
+    ap.add_argument("--expect-restores", type=int, default=None)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -176,6 +184,17 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         tl = os.path.join(tmp, "timeline.jsonl")
         marker = "ckpt-test-%d-%d" % (os.getpid(), int(time.time()))
+        store = a.store
+        disk_dir = None
+        if store.startswith("disk"):
+            disk_dir = os.path.join(tmp, "images")  # created by ftmpirun
+            store = "disk:" + disk_dir
+        if store != "local":
+            a.ckpt.append("--ckpt-store=" + store)
+        if a.disk_images == "keep":
+            a.ckpt.append("--ckpt-keep")
+        if a.expect_restores is not None:
+            env["FTMPI_DEBUG"] = "2"
         args = [launcher, "--ft-transparent", "--summary", "--timeline", tl] + a.ckpt
         for k in a.kill:
             args += ["--inject", k]
@@ -203,12 +222,48 @@ def main():
             fail("%d checkpoints taken, expected at least %d" % (len(lines), a.min_ckpts), out, err)
         events = [json.loads(l) for l in open(tl)]
         wakes = check_wakes(a, events, out, err)
+        # With a store, a checkpoint whose rank is killed or ends while its
+        # image is being stored is answered after the launcher closed that
+        # order (no line, an event): at most one per failure and per rank.
         ck = [e for e in events if e["event"] == "checkpoint"]
-        if len(ck) != len(lines):
+        np_ = int(rest[rest.index("-np") + 1]) if "-np" in rest else 1
+        orphans = (a.expect_survived or 0) + np_ if a.store != "local" else 0
+        if not len(lines) <= len(ck) <= len(lines) + orphans:
             fail("%d checkpoint lines but %d timeline events" % (len(lines), len(ck)), out, err)
+        kind = store.split(":")[0]
         for e in ck:
-            if not (e["resident"] > 0 and e["pause_ms"] >= 0 and e["image_pid"] > 0 and e["store"] == "local"):
+            if not (e["resident"] > 0 and e["pause_ms"] >= 0 and e["image_pid"] > 0 and e["store"] == kind):
                 fail("bad checkpoint event %r" % e, out, err)
+        if kind != "local":
+            stored = re.findall(r"ftmpirun: checkpoint \d+ of rank \d+: .*local image pid \d+, %s.*: "
+                                r"([\d.]+) MiB in ([\d.]+) ms \((\d+) MiB/s\)" % kind, err)
+            if len(stored) < a.min_ckpts:
+                fail("%d checkpoints stored in %s, expected at least %d" % (len(stored), kind, a.min_ckpts), out, err)
+            good = [e for e in ck if "store_error" not in e]
+            if any(e["stored_bytes"] < e["resident"] // 4 or e["store_ms"] <= 0 for e in good):
+                fail("implausible stored sizes or times in %r" % good, out, err)
+            if not re.search(r"; (\d+) stored \([\d.]+ MiB in [\d.]+ ms \(\d+ MiB/s\)\), \d+ not", err):
+                fail("no stored totals in the summary line", out, err)
+            rates = sorted(float(x[0]) / (float(x[1]) / 1000.0) for x in stored if float(x[1]) > 0)
+            print("stored: %d images, median %.1f MiB, median rate %.0f MiB/s"
+                  % (len(stored), sorted(float(x[0]) for x in stored)[len(stored) // 2], rates[len(rates) // 2]))
+        if disk_dir is not None and a.disk_images is not None:
+            files = sorted(os.listdir(disk_dir)) if os.path.isdir(disk_dir) else []
+            if a.disk_images == "gone" and files:
+                fail("disk images left after a normal end: %s" % files, out, err)
+            if a.disk_images == "keep":
+                if not files:
+                    fail("no disk images kept", out, err)
+                for f in files:
+                    data = open(os.path.join(disk_dir, f), "rb").read()
+                    if not (f.endswith(".img") and data[:8] == b"FTMPICKP" and data[-32:-24] == b"FTMPIEND"):
+                        fail("%s is not a whole image" % f, out, err)
+                if not re.search(r"checkpoint images kept in " + re.escape(disk_dir), err):
+                    fail("no line saying where the images were kept", out, err)
+        if a.expect_restores is not None:
+            n = len(re.findall(r"restores from stored image", err))
+            if n < a.expect_restores:
+                fail("%d restores from a stored image, expected at least %d" % (n, a.expect_restores), out, err)
         m = re.search(r"ftmpirun: checkpoints: (\d+) taken, (\d+) not; .*sender logs peaked at ([\d.]+) MiB", err)
         if not m or int(m.group(1)) != len(lines):
             fail("no or wrong checkpoint summary line", out, err)

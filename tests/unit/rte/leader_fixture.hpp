@@ -49,7 +49,7 @@ struct LeaderFixture : ::testing::Test {
     job.modes.recovery = recovery;
     job.modes.transparent = transparent;
     job.max_respawn = max_respawn;
-    job.hosts = {proto::HostEntry{"a", "127.0.0.2", 1, {0, 1}}, proto::HostEntry{"b", "127.0.0.3", 2, {2, 3}}};
+    job.hosts = {proto::HostEntry{"a", "127.0.0.2", 1, {0, 1}, 0}, proto::HostEntry{"b", "127.0.0.3", 2, {2, 3}, 0}};
     job.program = "p";
     state.init(job);
     leader = std::make_unique<Leader>(state, out);

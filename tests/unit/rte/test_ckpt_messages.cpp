@@ -43,7 +43,16 @@ CkptFacts sample_facts() {
 
 TEST(CkptMessages, RoundTrips) {
   round_trip(CkptOrder{3, 7});
-  round_trip(CkptRequest{7});
+  round_trip(CkptRequest{7, ""});
+  round_trip(CkptRequest{7, "10.0.0.2:4711"});
+  CkptFacts st = sample_facts();
+  st.store = CkptFacts::kStoreBuddy;
+  st.stored_bytes = 53u << 20;
+  st.store_ns = 95'000'000;
+  st.stored_at = "node2";
+  round_trip(CkptNote{ProcId{2, 1}, st, 5});
+  round_trip(CkptStored{3, 7, CkptFacts::kStoreDisk, 1, 53u << 20, 95'000'000, "/d/j.r3.c7.img", ""});
+  round_trip(CkptStored{3, 7, CkptFacts::kStoreBuddy, 0, 0, 1, "10.0.0.2:4711", "refused"});
   round_trip(CkptDone{sample_facts()});
   CkptFacts no = sample_facts();
   no.ok = 0;
@@ -70,7 +79,7 @@ TEST(CkptMessages, RejectsWhatCannotBe) {
   ASSERT_TRUE(split_frame(make_frame(CkptOrder{1, 0}), f));
   EXPECT_FALSE(parse(f, o));  // numbers count from 1
   CkptRequest r;
-  ASSERT_TRUE(split_frame(make_frame(CkptRequest{0}), f));
+  ASSERT_TRUE(split_frame(make_frame(CkptRequest{0, ""}), f));
   EXPECT_FALSE(parse(f, r));
   CkptFacts bad = sample_facts();
   bad.image_pid = 0;  // an image without a process
@@ -116,6 +125,28 @@ TEST(CkptReport, LinesAndSummary) {
             "ftmpirun: checkpoints: 2 taken, 1 not; pause 5.1 ms mean, 6.1 ms max (100 ms/GiB); "
             "sender logs peaked at 3.0 MiB (rank 2), 3.0 MiB reclaimed");
   CkptTally none(2);
+  // Stored images: the store, size, time and rate on the line; totals in the summary.
+  CkptFacts s = f;
+  s.store = CkptFacts::kStoreBuddy;
+  s.stored_bytes = 64u << 20;
+  s.store_ns = 500'000'000;
+  s.stored_at = "node2";
+  EXPECT_EQ(ckpt_line(ProcId{1, 0}, s),
+            "ftmpirun: checkpoint 7 of rank 1: 52.0 MiB resident, pause 4.1 ms (81 ms/GiB), local image pid 4242, "
+            "buddy node2: 64.0 MiB in 500.0 ms (128 MiB/s)");
+  CkptFacts bad = s;
+  bad.store = CkptFacts::kStoreDisk;
+  bad.store_error = "No space left on device";
+  EXPECT_EQ(ckpt_line(ProcId{1, 0}, bad),
+            "ftmpirun: checkpoint 7 of rank 1: 52.0 MiB resident, pause 4.1 ms (81 ms/GiB), local image pid 4242, "
+            "disk: not stored: No space left on device");
+  CkptTally st(2);
+  st.on_checkpoint(s);
+  st.on_checkpoint(s);
+  st.on_checkpoint(bad);
+  EXPECT_EQ(st.summary_line(),
+            "ftmpirun: checkpoints: 3 taken, 0 not; pause 4.1 ms mean, 4.1 ms max (81 ms/GiB); 2 stored (128.0 MiB in "
+            "1000.0 ms (128 MiB/s)), 1 not; sender logs peaked at 0.0 MiB, 0.0 MiB reclaimed");
   EXPECT_EQ(none.summary_line(), "ftmpirun: checkpoints: 0 taken, 0 not; sender logs peaked at 0.0 MiB, 0.0 MiB reclaimed");
 }
 

@@ -1,6 +1,11 @@
 // ftmpirun's checkpoint options (src/rte/launcher/ckpt_options.hpp).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "rte/launcher/options.hpp"
@@ -90,15 +95,47 @@ TEST(CkptOptions, BadValuesGetOneLine) {
   }
 }
 
-TEST(CkptOptions, StoresThatNeedImageCaptureAreRefused) {
+TEST(CkptOptions, BuddyAndDiskStores) {
   ParseOutcome b = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=buddy", "prog"});
-  EXPECT_FALSE(b.ok);
-  EXPECT_NE(b.error.find("--ckpt-store=buddy is not available in this build"), std::string::npos);
-  EXPECT_NE(b.error.find("capture_self"), std::string::npos);
-  ParseOutcome d = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=disk:/tmp/x", "prog"});
-  EXPECT_FALSE(d.ok);
-  EXPECT_NE(d.error.find("--ckpt-store=disk:/tmp/x is not available in this build"), std::string::npos);
-  EXPECT_EQ(d.error.find('\n'), std::string::npos);
+  ASSERT_TRUE(b.ok) << b.error;
+  EXPECT_EQ(b.opts.ckpt.store, CkptStore::kBuddy);
+  EXPECT_EQ(ckpt_store_env(b.opts.ckpt), "FTMPI_CKPT_STORE=buddy");
+  // A missing directory is created with its parents; a relative one is made absolute.
+  char tmpl[] = "/tmp/ckpt-opts-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string base = tmpl;
+  ParseOutcome d = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=disk:" + base + "/a/b/", "--ckpt-keep",
+                          "prog"});
+  ASSERT_TRUE(d.ok) << d.error;
+  EXPECT_EQ(d.opts.ckpt.disk_dir, base + "/a/b");
+  EXPECT_TRUE(d.opts.ckpt.keep);
+  EXPECT_EQ(ckpt_store_env(d.opts.ckpt), "FTMPI_CKPT_STORE=disk:" + base + "/a/b");
+  struct stat st {};
+  EXPECT_EQ(stat((base + "/a/b").c_str(), &st), 0);
+  // Not a directory, not writable: one line each, before anything starts.
+  const std::string file = base + "/file";
+  FILE* f = fopen(file.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fclose(f);
+  ParseOutcome nd = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=disk:" + file, "prog"});
+  EXPECT_FALSE(nd.ok);
+  EXPECT_EQ(nd.error.find('\n'), std::string::npos);
+  EXPECT_NE(nd.error.find("--ckpt-store=disk:" + file + ": "), std::string::npos) << nd.error;
+  ParseOutcome under = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=disk:" + file + "/x", "prog"});
+  EXPECT_FALSE(under.ok);
+  EXPECT_NE(under.error.find("cannot create the directory"), std::string::npos) << under.error;
+  if (geteuid() != 0) {
+    ASSERT_EQ(chmod((base + "/a").c_str(), 0500), 0);
+    ParseOutcome ro = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=disk:" + base + "/a", "prog"});
+    EXPECT_FALSE(ro.ok);
+    EXPECT_NE(ro.error.find("not writable"), std::string::npos) << ro.error;
+    chmod((base + "/a").c_str(), 0700);
+  }
+  // --ckpt-keep only makes sense for disk images.
+  ParseOutcome k = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-keep", "prog"});
+  EXPECT_FALSE(k.ok);
+  EXPECT_EQ(k.error, "--ckpt-keep needs --ckpt-store=disk:DIR (only disk images outlive the job)");
+  EXPECT_EQ(system(("rm -rf " + base).c_str()), 0);
 }
 
 TEST(CkptOptions, HugePagesForACheapFork) {

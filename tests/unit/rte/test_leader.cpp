@@ -146,7 +146,7 @@ TEST_F(LeaderTest, MalformedOrMisdirectedFramesAreRefused) {
 TEST(RteJobState, FailureEventsApplyOnceAndInOrder) {
   proto::JobStart job;
   job.world_size = 2;
-  job.hosts = {proto::HostEntry{"a", "127.0.0.1", 0, {0, 1}}};
+  job.hosts = {proto::HostEntry{"a", "127.0.0.1", 0, {0, 1}, 0}};
   job.program = "p";
   JobState s;
   s.init(job);

@@ -249,7 +249,7 @@ TEST(RteJobState, RespawnAndRecoveryUpdateTheTableOnce) {
   proto::JobStart job;
   job.world_size = 3;
   job.modes.comm = CommMode::kRebuild;
-  job.hosts = {proto::HostEntry{"a", "127.0.0.1", 0, {0, 1, 2}}};
+  job.hosts = {proto::HostEntry{"a", "127.0.0.1", 0, {0, 1, 2}, 0}};
   job.program = "p";
   JobState s;
   s.init(job);

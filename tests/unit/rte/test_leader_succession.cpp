@@ -34,7 +34,7 @@ struct Succession : LeaderFixture {
     proto::JobStart job;
     job.world_size = 4;
     job.modes.comm = mode;
-    job.hosts = {proto::HostEntry{"a", "127.0.0.2", 1, {0, 1}}, proto::HostEntry{"b", "127.0.0.3", 2, {2, 3}}};
+    job.hosts = {proto::HostEntry{"a", "127.0.0.2", 1, {0, 1}, 0}, proto::HostEntry{"b", "127.0.0.3", 2, {2, 3}, 0}};
     job.program = "p";
     replica.init(job);
     replicate();

@@ -88,7 +88,7 @@ JobStart sample_job() {
   j.world_size = 5;
   j.modes = Modes{CommMode::kBlank, MsgMode::kReset, CollMode::kAtomic, RecoveryMode::kAuto, Transparent::kPessimist};
   j.leader = 1;
-  j.hosts = {HostEntry{"a", "127.0.0.2", 4001, {0, 1, 2}}, HostEntry{"b", "127.0.0.3", 4002, {3, 4}}};
+  j.hosts = {HostEntry{"a", "127.0.0.2", 4001, {0, 1, 2}, 0}, HostEntry{"b", "127.0.0.3", 4002, {3, 4}, 0}};
   j.program = "/bin/prog";
   j.args = {"-x", "", "two words"};
   j.cwd = "/tmp";
@@ -133,7 +133,7 @@ TEST(RteMessages, DetLogFramedInPlaceIsMakeFrame) {
 }
 
 TEST(RteMessages, RuntimeLinkRoundTrips) {
-  check_round_trip(DaemonHello{kProtocolVersion, 2, 777, 40000, "10.99.0.3"});
+  check_round_trip(DaemonHello{kProtocolVersion, 2, 777, 40000, "10.99.0.3", 40001});
   check_round_trip(Io{3, Io::kStderr, std::string("a\0b\n", 4)});
   check_round_trip(IoEof{3, Io::kStdout});
   check_round_trip(RankExit{ProcId{1, 0}, 55, ExitInfo{ExitInfo::kExited, 7}, EndKind::kFailure, true});
