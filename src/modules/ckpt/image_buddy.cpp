@@ -65,8 +65,11 @@ Result<int> buddy_get(const std::string& addr, uint16_t port, const auth::Secret
   auto r = open_request(addr, port, secret, kOpGet, slot, number, timeout_ms);
   if (!r.ok()) return r;
   std::string a = answer(r.value(), timeout_ms);
-  if (a == "IMAGE") return r;
+  uint64_t held = 0;
+  if (a == "IMAGE" && fd::read_all(r.value(), &held, sizeof held) && held != 0 && (number == 0 || held == number))
+    return r;
   ::close(r.value());
+  if (a == "IMAGE") return Error{"the checkpoint server sent no or another image number"};
   if (a == "NOIMAGE") return Error{"the checkpoint server holds no such image of slot " + std::to_string(slot)};
   return Error{"the checkpoint server did not answer"};
 }

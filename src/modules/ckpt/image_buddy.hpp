@@ -18,7 +18,8 @@ Result<int> buddy_put_begin(const std::string& addr, uint16_t port, const auth::
 // Waits for the server to confirm it holds the whole image; closes fd.
 Error buddy_put_finish(int fd, int timeout_ms);
 // Asks for the image of `slot` (`number` 0: whichever it holds); on success
-// the descriptor is positioned at the image stream (restore_from reads it,
+// the descriptor is positioned at the image stream, past the number the
+// server answers with (restore_from reads it,
 // or a restorer inherits it as FTMPI_CKPT_RESTORE).
 Result<int> buddy_get(const std::string& addr, uint16_t port, const auth::Secret& secret, int32_t slot,
                       uint64_t number, int timeout_ms);

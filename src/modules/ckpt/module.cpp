@@ -131,10 +131,14 @@ void Module::resume_restored() {
     if (e.rfind("FTMPI_CTRL_FD=", 0) == 0) ctrl = std::atoi(e.c_str() + 14);
   FTMPI_LOG(kInfo, "ckpt", "restored from stored image %llu (control descriptor %d)",
             static_cast<unsigned long long>(store_.number), ctrl);
-  // Becoming the next incarnation (resume_as_next_incarnation) is not in
-  // this build: the daemon sees this exit and restarts the slot from the
-  // program's start instead.
-  ::_exit(kRestoredNotResumedExit);
+  if (ctrl < 0) {
+    FTMPI_LOG(kError, "ckpt", "restored image %llu has no control descriptor; its daemon starts the slot again",
+              static_cast<unsigned long long>(store_.number));
+    ::_exit(kRestoredNotResumedExit);
+  }
+  // From here the restored process is what a woken local image is: the
+  // copy's memory, with no runtime channel or transport of its own yet.
+  wake_up(ctrl);
 }
 
 void Module::messages(uint64_t& sent, uint64_t& received) const {

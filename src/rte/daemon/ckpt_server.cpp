@@ -54,15 +54,17 @@ struct CheckpointServer::Client {
   fmt::Scanner scan;
   std::shared_ptr<const std::vector<uint8_t>> serving;  // GET: the image being sent
   size_t serve_off = 0;
+  uint64_t serial = 0;  // its key in clients_
   Client(int f, const auth::Secret& s) : fd(f), hs(s, false) {}
 };
 
 CheckpointServer::CheckpointServer(EventLoop& loop, const auth::Secret& secret) : loop_(loop), secret_(secret) {}
 
 CheckpointServer::~CheckpointServer() {
-  for (auto& [fd, c] : clients_) {
+  for (auto& [serial, c] : clients_) {
+    if (c->fd < 0) continue;  // closed already
     loop_.unwatch(c->watch);
-    ::close(fd);
+    ::close(c->fd);
   }
   if (listen_watch_) loop_.unwatch(listen_watch_);
   fd::close_quietly(listen_fd_);
@@ -107,7 +109,8 @@ void CheckpointServer::accept_clients() {
     c->hs.start(c->out);
     Client* raw = c.get();
     c->watch = loop_.watch(fd, EPOLLIN | EPOLLOUT, [this, raw](uint32_t ev) { on_client(*raw, ev); });
-    clients_[fd] = std::move(c);
+    c->serial = ++serials_;
+    clients_[c->serial] = std::move(c);
   }
 }
 
@@ -118,7 +121,7 @@ void CheckpointServer::close_client(Client& c, const std::string& why) {
   int fd = c.fd;
   ::close(fd);
   c.fd = -1;
-  loop_.defer([this, fd] { clients_.erase(fd); });
+  loop_.defer([this, serial = c.serial] { clients_.erase(serial); });
 }
 
 void CheckpointServer::on_client(Client& c, uint32_t events) {
@@ -258,6 +261,10 @@ void CheckpointServer::request(Client& c) {
       reply(c.out, "NOIMAGE\0");
     } else {
       reply(c.out, "IMAGE\0\0\0");
+      // Its number: the restored process's output continues from that checkpoint.
+      const uint64_t number = it->second.number;
+      const auto* p = reinterpret_cast<const uint8_t*>(&number);
+      c.out.insert(c.out.end(), p, p + sizeof number);
       c.serving = it->second.bytes;
     }
     c.stage = Client::Stage::kDone;
@@ -267,7 +274,7 @@ void CheckpointServer::request(Client& c) {
 }
 
 int CheckpointServer::fetch(const std::string& addr, uint16_t port, const auth::Secret& secret, int32_t slot,
-                            int timeout_ms, std::string& why) {
+                            int timeout_ms, uint64_t& number, std::string& why) {
   const std::string where = "checkpoint server " + addr + ":" + std::to_string(port);
   int fd = fd::tcp_connect(addr, port, /*nonblocking=*/true);
   if (fd < 0) {
@@ -298,6 +305,11 @@ int CheckpointServer::fetch(const std::string& addr, uint16_t port, const auth::
   if (std::memcmp(answer, "IMAGE\0\0\0", 8) != 0) {
     ::close(fd);
     why = where + " holds no image of slot " + std::to_string(slot);
+    return -1;
+  }
+  if (!fd::read_all(fd, &number, sizeof number) || number == 0) {
+    ::close(fd);
+    why = where + " sent no image number";
     return -1;
   }
   return fd;

@@ -41,12 +41,13 @@ class CheckpointServer {
   // A new memfd (close-on-exec, offset 0) holding the image of `slot`, or -1.
   int image_memfd(int32_t slot) const;
   // Asks another daemon's server for its image of `slot` (GET, any number):
-  // a socket positioned at the stream (a restorer reads it), or -1 and
+  // a socket positioned at the stream (a restorer reads it) and the image's
+  // `number`, or -1 and
   // `why`. Blocks for at most `timeout_ms` (connect, handshake, answer; the
   // stream itself is read by the restorer), so a daemon may call it in its
   // loop with a timeout well under its heartbeat timeout.
   static int fetch(const std::string& addr, uint16_t port, const auth::Secret& secret, int32_t slot,
-                   int timeout_ms, std::string& why);
+                   int timeout_ms, uint64_t& number, std::string& why);
 
  private:
   struct Client;
@@ -62,7 +63,10 @@ class CheckpointServer {
   int listen_fd_ = -1;
   uint64_t listen_watch_ = 0;
   uint16_t port_ = 0;
-  std::map<int, std::unique_ptr<Client>> clients_;  // by fd
+  // By serial, not descriptor: a closed client is erased later (deferred),
+  // when its descriptor number may already be a new client's.
+  std::map<uint64_t, std::unique_ptr<Client>> clients_;
+  uint64_t serials_ = 0;
   struct Image {
     uint64_t number = 0;
     std::shared_ptr<const std::vector<uint8_t>> bytes;  // shared with GETs in progress

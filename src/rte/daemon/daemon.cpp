@@ -408,17 +408,28 @@ void Daemon::on_finished(LocalRank& r) {
 
 void Daemon::on_started(LocalRank& r) {
   to_launcher(proto::make_frame(proto::RankStart{r.id, static_cast<int32_t>(r.pid), wall_clock_ns()}));
-  auto w = woken_.find(r.id.slot);
-  if (w == woken_.end()) return;
   proto::CkptWoken m;
   m.who = r.id;
-  m.image_of = w->second.image_of;
-  m.number = w->second.number;
   m.pid = static_cast<int32_t>(r.pid);
-  m.wake_ns = w->second.wake_ns;
-  m.skipped = w->second.skipped;
+  auto w = woken_.find(r.id.slot);
+  auto restoring = restoring_.find(r.id.slot);
+  if (w != woken_.end()) {
+    m.image_of = w->second.image_of;
+    m.number = w->second.number;
+    m.wake_ns = w->second.wake_ns;
+    m.skipped = w->second.skipped;
+    woken_.erase(w);
+  } else if (restoring != restoring_.end() && restoring->second.incarnation == r.id.incarnation) {
+    // A restorer: its output continues from the stored image's fork.
+    m.image_of = ProcId{r.id.slot, 0};
+    m.number = restoring->second.number;
+    m.store = ckpt_store_;
+    auto died = died_at_ns_.find(r.id.slot);
+    m.wake_ns = died != died_at_ns_.end() ? now_ns() - died->second : 0;
+  } else {
+    return;
+  }
   m.wall_ns = wall_clock_ns();
-  woken_.erase(w);
   to_launcher(proto::make_frame(m));
 }
 

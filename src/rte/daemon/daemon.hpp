@@ -156,7 +156,7 @@ class Daemon : public RankListener, public LeaderOutput {
   // incarnation here (null when adopted from a lost host).
   void prepare_restore(const ProcId& who, const LocalRank* dead);
   // A socket at the stream of the image our buddy holds for `slot`, or -1.
-  int fetch_from_buddy(int32_t slot, std::string& from);
+  int fetch_from_buddy(int32_t slot, uint64_t& number, std::string& from);
   // The newest complete disk image of `slot` (path, number), or number 0.
   std::pair<std::string, uint64_t> newest_disk_image(int32_t slot) const;
 

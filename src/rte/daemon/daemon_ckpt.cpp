@@ -4,8 +4,10 @@
 // of this daemon (CLONE_PARENT), and reports it (CKPT_DONE). The daemon keeps
 // the latest image of each slot, drops the previous one only once the new
 // one is complete, reaps images through pidfds, and tells the launcher
-// (CKPT_NOTE), then acknowledges (CKPT_ACK) once the rank's output up to the
-// fork is read. Sender-log figures pass through to the launcher (LOG_NOTE).
+// (CKPT_NOTE; with a buddy or disk store once the copy reports the image
+// stored). At CKPT_DONE it reads the rank's output up to the fork, tells the
+// launcher where that output ends (CKPT_TAKEN) and acknowledges (CKPT_ACK):
+// the rank goes on at once, whatever the store. Sender-log figures pass through to the launcher (LOG_NOTE).
 // A failed slot's latest image is woken as its next incarnation
 // (daemon_wake.cpp).
 #include <signal.h>
@@ -57,21 +59,25 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
       ImageProc img{r.id, static_cast<pid_t>(r.hello_pid), received, m.facts.number, pid, pfd, 0};
       img.watch = loop_.watch(pfd, EPOLLIN, [this, pid](uint32_t) { on_image_exit(pid); });
       images_[pid] = img;
-      // Buddy or disk: the note, and the drop of the previous image, wait
-      // for the copy's report that the image is stored.
-      if (hold_note_until_stored(pid, n)) return;
-      // The previous image goes only now that this one is complete.
-      auto it = latest_image_.find(r.id.slot);
-      if (it != latest_image_.end()) drop_image(it->second);
-      latest_image_[r.id.slot] = pid;
     }
   }
-  // What the rank wrote before the fork reaches the launcher before the
-  // note (a woken image's output continues from there), and the rank
+  // What the rank wrote before the fork reaches the launcher before
+  // CKPT_TAKEN (an image's output continues from there), and the rank
   // writes nothing more until the acknowledgement.
   ranks_.drain_output(r);
-  to_launcher(proto::make_frame(n));
+  if (n.facts.ok) to_launcher(proto::make_frame(proto::CkptTaken{r.id, n.facts.number}));
   if (r.ctrl) r.ctrl->send(proto::CkptAck{m.facts.number});
+  const auto pid = static_cast<pid_t>(m.facts.image_pid);
+  // Buddy or disk: the note, and the drop of the previous image, wait for
+  // the copy's report that the image is stored.
+  if (n.facts.ok && hold_note_until_stored(pid, n)) return;
+  if (n.facts.ok) {
+    // The previous image goes only now that this one is complete.
+    auto it = latest_image_.find(r.id.slot);
+    if (it != latest_image_.end()) drop_image(it->second);
+    latest_image_[r.id.slot] = pid;
+  }
+  to_launcher(proto::make_frame(n));
 }
 
 void Daemon::on_log_stats(LocalRank& r, const proto::LogStats& m) {

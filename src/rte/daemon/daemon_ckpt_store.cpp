@@ -180,7 +180,7 @@ void Daemon::finish_stored(pid_t image, const proto::CkptStored* m, const std::s
   to_launcher(proto::make_frame(n));
 }
 
-int Daemon::fetch_from_buddy(int32_t slot, std::string& from) {
+int Daemon::fetch_from_buddy(int32_t slot, uint64_t& number, std::string& from) {
   const std::string buddy = buddy_for_images();
   const size_t colon = buddy.rfind(':');
   if (buddy.empty() || colon == std::string::npos) return -1;
@@ -190,7 +190,7 @@ int Daemon::fetch_from_buddy(int32_t slot, std::string& from) {
       port == ckpt_server_->port())
     return -1;  // our own server, asked above
   std::string why;
-  int fd = CheckpointServer::fetch(addr, port, secret_, slot, kBuddyFetchTimeoutMs, why);
+  int fd = CheckpointServer::fetch(addr, port, secret_, slot, kBuddyFetchTimeoutMs, number, why);
   if (fd < 0) {
     FTMPI_LOG(kInfo, "ftmpid", "rank %d: no stored image from the buddy: %s", slot, why.c_str());
     return -1;
@@ -259,11 +259,11 @@ void Daemon::prepare_restore(const ProcId& who, const LocalRank* dead) {
       fd = ckpt_server_->image_memfd(slot);
       number = held->number;
       from = "this daemon's buddy memory";
-    } else if (!bad_image_[slot]) {
+    } else {
       // The rank and its copy died here: the image is on our buddy. The
       // restorer reads the stream straight from its socket.
-      fd = fetch_from_buddy(slot, from);
-      number = 1;  // whichever the buddy holds: marked bad as a whole if it fails
+      fd = fetch_from_buddy(slot, number, from);
+      if (fd >= 0 && number <= bad_image_[slot]) fd::close_quietly(fd);
     }
   }
   if (fd < 0) return;

@@ -146,9 +146,14 @@ pid_t Daemon::wake_image(const LocalRank& r, const ChildFds& fds) {
   const ProcId owner = img.owner;
   const uint64_t skipped = img.received;
   if (failed) {
-    FTMPI_LOG(kWarn, "ftmpid", "rank %d: local image %llu (pid %d) cannot be woken (%s); starting the program again",
-              r.id.slot, static_cast<unsigned long long>(number), static_cast<int>(pid), failed);
+    FTMPI_LOG(kWarn, "ftmpid", "rank %d: local image %llu (pid %d) cannot be woken (%s); a stored image or the "
+              "program's start serves instead", r.id.slot, static_cast<unsigned long long>(number),
+              static_cast<int>(pid), failed);
     drop_image(pid);
+    // Often the image was killed with its rank and its end is not seen yet.
+    // With the local image gone, the spawn that follows restores the stored
+    // one if there is one.
+    prepare_restore(r.id, nullptr);
     return -1;
   }
   // The slot's process now: LocalRanks watches and reaps it from here on.

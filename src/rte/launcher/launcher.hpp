@@ -113,6 +113,7 @@ class Launcher {
   void finish_checkpoint(const ProcId& who, const proto::CkptFacts& f);
   void on_ckpt_note(int32_t host, const proto::CkptNote& m);
   void on_ckpt_woken(const proto::CkptWoken& m);
+  void on_ckpt_taken(const proto::CkptTaken& m);
   void on_log_note(const proto::LogNote& m);
   void ckpt_slot_down(int32_t slot);
   void ckpt_slot_up(int32_t slot);

@@ -81,9 +81,6 @@ void Launcher::finish_checkpoint(const ProcId& who, const proto::CkptFacts& f) {
 
 void Launcher::on_ckpt_note(int32_t host, const proto::CkptNote& m) {
   if (m.who.slot < 0 || m.who.slot >= np_) return;
-  // The daemon read the rank's output up to the fork before this note: the
-  // image's output continues from here if it is ever woken.
-  if (m.facts.ok && transparent()) once_.mark(m.who.slot, m.facts.number);
   if (!ckpt_) return;
   CkptState::Slot& s = ckpt_->slots[static_cast<size_t>(m.who.slot)];
   TimelineEvent e(m.facts.ok ? "checkpoint" : "checkpoint_failed");
@@ -109,24 +106,34 @@ void Launcher::on_ckpt_note(int32_t host, const proto::CkptNote& m) {
   finish_checkpoint(m.who, m.facts);
 }
 
+void Launcher::on_ckpt_taken(const proto::CkptTaken& m) {
+  // The daemon forwarded the rank's output up to the fork before this
+  // frame: the image's output continues from here if it ever runs.
+  if (m.who.slot >= 0 && m.who.slot < np_ && transparent()) once_.mark(m.who.slot, m.number);
+}
+
 void Launcher::on_ckpt_woken(const proto::CkptWoken& m) {
   if (m.who.slot < 0 || m.who.slot >= np_) return;
   const bool known = once_.resume_at(m.who.slot, m.number);
-  record(TimelineEvent("restart_from_image")
-             .add("rank", m.who.slot)
-             .add("incarnation", m.who.incarnation)
-             .add("checkpoint", m.number)
-             .add("image_of", m.image_of.incarnation)
-             .add("store", "local")
-             .add("pid", m.pid)
-             .add("wake_ms", static_cast<double>(m.wake_ns) / 1e6)
-             .add("messages_skipped", m.skipped),
-         m.wall_ns);
+  const bool local = m.store == proto::CkptFacts::kStoreLocal;
+  TimelineEvent e("restart_from_image");
+  e.add("rank", m.who.slot)
+      .add("incarnation", m.who.incarnation)
+      .add("checkpoint", m.number)
+      .add("store", ckpt_store_name(m.store))
+      .add("pid", m.pid)
+      .add("wake_ms", static_cast<double>(m.wake_ns) / 1e6);
+  if (local) e.add("image_of", m.image_of.incarnation).add("messages_skipped", m.skipped);
+  record(e, m.wall_ns);
   char ms[32];
   std::snprintf(ms, sizeof ms, "%.1f", static_cast<double>(m.wake_ns) / 1e6);
-  say("ftmpirun: rank " + std::to_string(m.who.slot) + " restarts from checkpoint " + std::to_string(m.number) +
-      " (local image of incarnation " + std::to_string(m.image_of.incarnation) + ", running again " + ms +
-      " ms after its death; " + std::to_string(m.skipped) + " messages it had need no replay)");
+  if (local)
+    say("ftmpirun: rank " + std::to_string(m.who.slot) + " restarts from checkpoint " + std::to_string(m.number) +
+        " (local image of incarnation " + std::to_string(m.image_of.incarnation) + ", running again " + ms +
+        " ms after its death; " + std::to_string(m.skipped) + " messages it had need no replay)");
+  else
+    say("ftmpirun: rank " + std::to_string(m.who.slot) + " restarts from checkpoint " + std::to_string(m.number) +
+        " (" + ckpt_store_name(m.store) + " image, restorer started " + ms + " ms after its death)");
   if (!known)
     FTMPI_LOG(kWarn, "ftmpirun", "rank %d: no output position for checkpoint %llu; its output may repeat",
               m.who.slot, static_cast<unsigned long long>(m.number));

@@ -94,6 +94,8 @@ bool Launcher::on_daemon_frame(DaemonEntry& d, const proto::Frame& f) {
       return with_parsed<proto::CkptNote>(f, [&](auto& m) { on_ckpt_note(host, m); });
     case MsgType::kCkptWoken:
       return with_parsed<proto::CkptWoken>(f, [&](auto& m) { on_ckpt_woken(m); });
+    case MsgType::kCkptTaken:
+      return with_parsed<proto::CkptTaken>(f, [&](auto& m) { on_ckpt_taken(m); });
     case MsgType::kLogNote:
       return with_parsed<proto::LogNote>(f, [&](auto& m) { on_log_note(m); });
     case MsgType::kReplayNote:

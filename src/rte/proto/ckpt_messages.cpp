@@ -139,6 +139,7 @@ void CkptWoken::encode(Encoder& e) const {
   e.u64(wake_ns);
   e.u64(skipped);
   e.u64(wall_ns);
+  e.u8(store);
 }
 bool CkptWoken::decode(Decoder& d) {
   who = get_proc(d);
@@ -148,7 +149,19 @@ bool CkptWoken::decode(Decoder& d) {
   wake_ns = d.u64();
   skipped = d.u64();
   wall_ns = d.u64();
-  return d.ok() && who.valid() && image_of.valid() && image_of.slot == who.slot && number > 0 && pid > 0;
+  store = d.u8();
+  return d.ok() && who.valid() && image_of.valid() && image_of.slot == who.slot && number > 0 && pid > 0 &&
+         store <= CkptFacts::kStoreDisk;
+}
+
+void CkptTaken::encode(Encoder& e) const {
+  put_proc(e, who);
+  e.u64(number);
+}
+bool CkptTaken::decode(Decoder& d) {
+  who = get_proc(d);
+  number = d.u64();
+  return d.ok() && who.valid() && number > 0;
 }
 
 }  // namespace ftmpi::rte::proto

@@ -148,10 +148,26 @@ struct LogNote {
   friend bool operator==(const LogNote&, const LogNote&) = default;
 };
 
-// daemon -> launcher: `who` (the slot's next incarnation) is the local image
-// of checkpoint `number` of incarnation `image_of`, woken as process `pid`
-// (sent right after its RANK_START). Its output continues the stream from
-// where the imaged incarnation was at the fork.
+// daemon -> launcher: checkpoint `number` of `who` is frozen, and everything
+// the rank wrote before the fork was forwarded before this frame (output
+// once: an image's output continues from here). Sent at CKPT_DONE; the
+// CKPT_NOTE may come later (a buddy or disk store confirms first).
+struct CkptTaken {
+  static constexpr MsgType kType = MsgType::kCkptTaken;
+  ProcId who;
+  uint64_t number = 0;
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
+  friend bool operator==(const CkptTaken&, const CkptTaken&) = default;
+};
+
+// daemon -> launcher: `who` (the slot's next incarnation) is the image of
+// checkpoint `number`, running as process `pid` (sent right after its
+// RANK_START): the local image of incarnation `image_of` woken (`store`
+// local), or a restorer of the image held by the buddy or disk store
+// (`image_of.incarnation` 0: the store does not say which incarnation took
+// it). Its output continues the stream from where the imaged incarnation
+// was at the fork.
 struct CkptWoken {
   static constexpr MsgType kType = MsgType::kCkptWoken;
   ProcId who;
@@ -161,6 +177,7 @@ struct CkptWoken {
   uint64_t wake_ns = 0;  // from the death seen by the daemon to the image running
   uint64_t skipped = 0;  // messages the image had received: the replay needs none of them
   uint64_t wall_ns = 0;
+  uint8_t store = CkptFacts::kStoreLocal;
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const CkptWoken&, const CkptWoken&) = default;

@@ -134,6 +134,7 @@ const char* msg_name(uint16_t type) {
     case MsgType::kCkptOrder: return "CKPT_ORDER";
     case MsgType::kCkptAck: return "CKPT_ACK";
     case MsgType::kCkptWoken: return "CKPT_WOKEN";
+    case MsgType::kCkptTaken: return "CKPT_TAKEN";
   }
   return "UNKNOWN";
 }

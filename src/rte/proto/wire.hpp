@@ -27,12 +27,15 @@
 //      the wake message on an image's own socket, proto/wake.hpp);
 //      DAEMON_HELLO/JOB_START host ckpt_port, CKPT_REQ.buddy, CkptFacts store
 //      fields, CKPT_STORED.
+//   8  CKPT_TAKEN (the output position of a checkpoint, apart from its
+//      CKPT_NOTE, which waits for a buddy or disk store); CKPT_WOKEN.store
+//      (a slot's next incarnation restored from a stored image too).
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 7;
+inline constexpr uint16_t kProtocolVersion = 8;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece
@@ -85,7 +88,8 @@ enum class MsgType : uint16_t {
   kReplayNote = 0x0216,  // leader only: a restarted rank's replay started / caught up
   kCkptNote = 0x0217,    // a checkpoint of a local rank ended
   kLogNote = 0x0218,     // a local rank's sender-log figures
-  kCkptWoken = 0x0219,   // a slot's next incarnation is its woken local image
+  kCkptWoken = 0x0219,   // a slot's next incarnation is its woken or restored image
+  kCkptTaken = 0x021a,   // a local rank's image is frozen; its output up to the fork came first
   // launcher -> daemon
   kJobStart = 0x0281,
   kStdin = 0x0282,

@@ -27,7 +27,9 @@ With --store buddy|disk:DIR every checkpoint line and event must also say
 the image was stored (bytes, time); --disk-images keep|gone checks DIR
 after the job (kept: whole images only, FTMPICKP...FTMPIEND; gone: none of
 the job's files left); --expect-restores N needs at least N restores from a
-stored image (the daemons' and ranks' info lines, FTMPI_DEBUG=2).
+stored image, each one resumed as the next incarnation (its mpirun line and
+timeline event; no restorer fell back to the program's start);
+--max-from-start N: at most N restarts from the program's start.
 Prints the pause, wake-up and store figures it saw (for the report; never a
 pass condition).
 
@@ -56,9 +58,17 @@ def run(cmd, env, timeout):
 def timeline(path):
     try:
         with open(path) as f:
-            return [json.loads(l) for l in f if l.endswith("\n")]
+            lines = [l for l in f if l.endswith("\n")]
     except FileNotFoundError:
         return []
+    # Read while ftmpirun writes: a line may be caught half written.
+    events = []
+    for l in lines:
+        try:
+            events.append(json.loads(l))
+        except ValueError:
+            pass
+    return events
 
 
 def parse_kill(spec):
@@ -116,11 +126,22 @@ def run_killing(cmd, env, timeout, tl, kills):
 
 
 def check_wakes(a, events, out, err):
-    wakes = [e for e in events if e["event"] == "restart_from_image"]
+    images = [e for e in events if e["event"] == "restart_from_image"]
+    wakes = [e for e in images if e["store"] == "local"]
+    restores = [e for e in images if e["store"] != "local"]
     restarts = [e for e in events if e["event"] == "restart"]
     lines = re.findall(r"ftmpirun: rank (\d+) restarts from checkpoint (\d+) \(local image", err)
     if len(lines) != len(wakes):
         fail("%d restart-from-image lines but %d timeline events" % (len(lines), len(wakes)), out, err)
+    stored = re.findall(r"ftmpirun: rank (\d+) restarts from checkpoint (\d+) \((buddy|disk) image", err)
+    if len(stored) != len(restores):
+        fail("%d restart-from-stored-image lines but %d timeline events" % (len(stored), len(restores)), out, err)
+    if a.expect_restores is not None and len(restores) < a.expect_restores:
+        fail("%d restores from a stored image, expected at least %d" % (len(restores), a.expect_restores), out, err)
+    # A restorer that could not become the next incarnation is started
+    # again from the program's start: a restore only counts if it held.
+    if a.expect_restores and re.search(r"did not come back from stored image", err):
+        fail("a restored process did not resume", out, err)
     last = {}
     for w in wakes:
         if w["messages_skipped"] <= 0:
@@ -133,9 +154,11 @@ def check_wakes(a, events, out, err):
         fail("%d restarts from an image, expected at most %d" % (len(wakes), a.max_wakes), out, err)
     if len(wakes) < a.expect_wakes:
         fail("%d restarts from an image, expected at least %d" % (len(wakes), a.expect_wakes), out, err)
-    from_start = len(restarts) - len(wakes)
+    from_start = len(restarts) - len(images)
     if from_start < a.expect_from_start:
         fail("%d restarts from the start, expected at least %d" % (from_start, a.expect_from_start), out, err)
+    if a.max_from_start is not None and from_start > a.max_from_start:
+        fail("%d restarts from the start, expected at most %d" % (from_start, a.max_from_start), out, err)
     return wakes
 
 
@@ -171,6 +194,7 @@ def main():
     ap.add_argument("--store", default="local")
     ap.add_argument("--disk-images", choices=["keep", "gone"], default=None)
     ap.add_argument("--expect-restores", type=int, default=None)
+    ap.add_argument("--max-from-start", type=int, default=None)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -260,10 +284,6 @@ def main():
                         fail("%s is not a whole image" % f, out, err)
                 if not re.search(r"checkpoint images kept in " + re.escape(disk_dir), err):
                     fail("no line saying where the images were kept", out, err)
-        if a.expect_restores is not None:
-            n = len(re.findall(r"restores from stored image", err))
-            if n < a.expect_restores:
-                fail("%d restores from a stored image, expected at least %d" % (n, a.expect_restores), out, err)
         m = re.search(r"ftmpirun: checkpoints: (\d+) taken, (\d+) not; .*sender logs peaked at ([\d.]+) MiB", err)
         if not m or int(m.group(1)) != len(lines):
             fail("no or wrong checkpoint summary line", out, err)

@@ -1,4 +1,4 @@
-// Checkpoint messages (protocol version 7) and the launcher's checkpoint
+// Checkpoint messages (protocol version 8) and the launcher's checkpoint
 // lines (spec/checkpoint-protocol.md §3, §6).
 #include <gtest/gtest.h>
 
@@ -65,6 +65,9 @@ TEST(CkptMessages, RoundTrips) {
   round_trip(LogNote{ProcId{1, 0}, g});
   round_trip(CkptAck{7});
   round_trip(CkptWoken{ProcId{2, 3}, ProcId{2, 1}, 7, 4242, 3'500'000, 1234, 987654321});
+  round_trip(CkptWoken{ProcId{2, 3}, ProcId{2, 0}, 7, 4242, 3'500'000, 0, 987654321, CkptFacts::kStoreDisk});
+  round_trip(CkptTaken{ProcId{2, 1}, 7});
+  EXPECT_STREQ(msg_name(static_cast<uint16_t>(MsgType::kCkptTaken)), "CKPT_TAKEN");
   EXPECT_STREQ(msg_name(static_cast<uint16_t>(MsgType::kCkptOrder)), "CKPT_ORDER");
   EXPECT_STREQ(msg_name(static_cast<uint16_t>(MsgType::kCkptAck)), "CKPT_ACK");
   EXPECT_STREQ(msg_name(static_cast<uint16_t>(MsgType::kCkptWoken)), "CKPT_WOKEN");
@@ -94,6 +97,11 @@ TEST(CkptMessages, RejectsWhatCannotBe) {
   EXPECT_FALSE(parse(f, w));  // the image of another slot
   ASSERT_TRUE(split_frame(make_frame(CkptWoken{ProcId{2, 3}, ProcId{2, 1}, 0, 4242, 0, 0, 0}), f));
   EXPECT_FALSE(parse(f, w));  // no checkpoint 0
+  ASSERT_TRUE(split_frame(make_frame(CkptWoken{ProcId{2, 3}, ProcId{2, 1}, 7, 4242, 0, 0, 0, 3}), f));
+  EXPECT_FALSE(parse(f, w));  // no store 3
+  CkptTaken t;
+  ASSERT_TRUE(split_frame(make_frame(CkptTaken{ProcId{2, 1}, 0}), f));
+  EXPECT_FALSE(parse(f, t));
   bad = sample_facts();
   bad.ok = 2;
   ASSERT_TRUE(split_frame(make_frame(CkptDone{bad}), f));
