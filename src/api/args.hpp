@@ -11,7 +11,10 @@ namespace ftmpi::api {
 inline constexpr int kTagUb = INT_MAX;
 
 struct Why {
-  char text[160] = "";
+  // Only the first byte is set up front: every call makes one of these, and
+  // zero-filling all of it cost more than the checks it explains.
+  Why() { text[0] = '\0'; }
+  char text[160];
   template <typename... A>
   Err set(Err e, const char* fmt, A... a) {
     std::snprintf(text, sizeof text, fmt, a...);

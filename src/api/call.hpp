@@ -27,8 +27,13 @@ class Call {
   // Communication calls only (spec/ft-semantics.md §4.1): true when an
   // unrecovered failure blocks communication; *code is what the call returns
   // (MPI_ERR_OTHER through c's handler; in AUTO mode after the recovery,
-  // through MPI_COMM_WORLD's). Implemented in ft_attributes.cpp.
-  bool ft_blocked(comm::Communicator* c, int* code);
+  // through MPI_COMM_WORLD's). Inline: every send and receive asks, and
+  // the answer is almost always no (the rest is in ft_attributes.cpp).
+  bool ft_blocked(comm::Communicator* c, int* code) {
+    if (!rt()->ft->communication_blocked()) [[likely]]
+      return false;
+    return report_blocked(c, ft_blocked_why(c), code);
+  }
   // Collective and communicator-creation calls: also, in recovery mode
   // IGNORE, fails when c holds a dead process (spec §4.2).
   bool ft_blocked_collective(comm::Communicator* c, int* code);

@@ -110,8 +110,6 @@ bool Call::report_blocked(comm::Communicator* c, const char* why, int* code) {
   return true;
 }
 
-bool Call::ft_blocked(comm::Communicator* c, int* code) { return report_blocked(c, ft_blocked_why(c), code); }
-
 bool Call::ft_blocked_collective(comm::Communicator* c, int* code) {
   return report_blocked(c, ft_blocked_collective_why(c), code);
 }

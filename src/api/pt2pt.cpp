@@ -27,12 +27,12 @@ Err retire_request(MPI_Request* h, p2p::Request* r, MPI_Status* st) {
   return e;
 }
 
-Err prepare(Call& call, bool send, const void* buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm ch,
-            p2p::SendMode mode, Op& op, int& code) {
+Err check_p2p(Call& call, bool send, const void* buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm ch,
+              Op& op, int& code) {
   Why w;
   op.comm = lookup_comm(ch);
   Err e = Err::kOk;
-  const dtype::TypeRef* type = nullptr;
+  const dtype::TypeRef*& type = op.type;
   if (!op.comm) {
     code = call.fail(nullptr, Err::kComm, "invalid communicator");
     return Err::kComm;
@@ -45,28 +45,47 @@ Err prepare(Call& call, bool send, const void* buf, int count, MPI_Datatype dt, 
     return e;
   }
   if (call.ft_blocked(op.comm, &code)) return Err::kOther;
+  return Err::kOk;
+}
+
+void make_request(Op& op, bool send, const void* buf, int count, int peer, int tag, p2p::SendMode mode) {
   p2p::Request* r = rt()->engine.alloc_request();
   r->kind = send ? p2p::ReqKind::kSend : p2p::ReqKind::kRecv;
   // Only a receive writes the buffer, and a receive's buffer is never const.
-  r->data.reset(const_cast<void*>(buf), static_cast<size_t>(count), *type);
+  r->data.reset(const_cast<void*>(buf), static_cast<size_t>(count), *op.type);
   r->comm = op.comm;
   r->peer_rank = peer;
   r->tag = tag;
   r->ctx = op.comm->ctx();
   r->mode = mode;
   op.req = r;
-  return Err::kOk;
 }
 
 namespace {
+
+// The message as one block of memory (its start and packed size), when its
+// datatype lays it out so: the blocking calls' path without a request.
+bool one_block(const void* buf, int count, const dtype::TypeRef& type, uint8_t** start, uint64_t* len) {
+  const dtype::Type& t = *type;
+  if (!t.contiguous()) return false;
+  *len = static_cast<uint64_t>(count) * static_cast<uint64_t>(t.size());
+  *start = *len ? static_cast<uint8_t*>(const_cast<void*>(buf)) + t.true_lb() : nullptr;
+  return true;
+}
 
 int blocking_send(const char* name, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm ch,
                   p2p::SendMode mode) {
   Call call(name);
   Op op;
   int code = MPI_SUCCESS;
-  if (!ok(prepare(call, true, buf, count, dt, dest, tag, ch, mode, op, code))) return code;
+  if (!ok(check_p2p(call, true, buf, count, dt, dest, tag, ch, op, code))) return code;
   p2p::Engine& eng = rt()->engine;
+  uint8_t* start = nullptr;
+  uint64_t len = 0;
+  if (mode == p2p::SendMode::kStandard && one_block(buf, count, *op.type, &start, &len) &&
+      eng.send_now(*op.comm, op.comm->ctx(), dest, tag, start, len))
+    return MPI_SUCCESS;
+  make_request(op, true, buf, count, dest, tag, mode);
   Err e = Err::kOk;
   if (mode == p2p::SendMode::kBuffered) {
     Why w;
@@ -138,8 +157,23 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
   Call call("MPI_Recv");
   Op op;
   int code = MPI_SUCCESS;
-  if (!ok(prepare(call, false, buf, count, dt, source, tag, ch, p2p::SendMode::kStandard, op, code))) return code;
+  if (!ok(check_p2p(call, false, buf, count, dt, source, tag, ch, op, code))) return code;
   p2p::Engine& eng = rt()->engine;
+  uint8_t* start = nullptr;
+  uint64_t cap = 0;
+  p2p::RecvNow got;
+  if (one_block(buf, count, *op.type, &start, &cap) &&
+      eng.recv_now(*op.comm, op.comm->ctx(), source, tag, start, cap, &got)) {
+    if (status != MPI_STATUS_IGNORE) {
+      status->MPI_SOURCE = got.source;
+      status->MPI_TAG = got.tag;
+      status->MPI_ERROR = static_cast<int>(got.err);
+      status->ftmpi_count = static_cast<long long>(got.bytes);
+      status->ftmpi_cancelled = 0;
+    }
+    return call.ret(op.comm, got.err);
+  }
+  make_request(op, false, buf, count, source, tag, p2p::SendMode::kStandard);
   op.req->blocking = true;
   eng.start_recv(op.req);
   eng.wait(op.req);

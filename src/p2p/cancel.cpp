@@ -88,7 +88,7 @@ uint64_t Engine::withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t ms
     if (u->hdr.src_slot == src_slot && u->hdr.sreq == msg_id) {
       const uint64_t seq = u->hdr.seq;
       match_.remove_unexpected(q, u);
-      delete u;
+      match_.free_unexpected(u);
       return seq != 0 ? seq : 1;
     }
   }

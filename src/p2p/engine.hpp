@@ -72,6 +72,14 @@ struct RecoveryInstall {
   comm::GroupRef old_world;            // its membership before the round
 };
 
+// What Engine::recv_now delivered (what MPI_Status reports).
+struct RecvNow {
+  int source = 0;
+  int tag = 0;
+  uint64_t bytes = 0;
+  Err err = Err::kOk;  // kTruncate: the message was longer than the buffer
+};
+
 // What a probe found.
 struct ProbeResult {
   int source = 0;
@@ -135,6 +143,17 @@ class Engine final : public rte::EventSink {
   // `r` has data, comm, peer_rank, tag, ctx (and mode) filled in.
   void start_send(Request* r);
   void start_recv(Request* r);
+  // The per-message path of the blocking calls (direct.cpp), for a
+  // contiguous buffer and no module: what needs no request is done without
+  // one. send_now writes a standard-mode EAGER at once when the destination
+  // is another live process of the named incarnation, nothing is queued to
+  // it and its transport has room; recv_now takes an EAGER message already
+  // in the unexpected queue. False: nothing happened, the caller takes the
+  // general path (a request). The checks and outcomes are those of
+  // start_send / start_recv for the same case.
+  bool send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, const void* data, uint64_t len);
+  bool recv_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, void* data, uint64_t cap,
+                RecvNow* out);
   // Shorthands for internal users (collectives, FT protocols): build and
   // start a request on context `ctx` of communicator `c`.
   // through_rings: a large message goes through the shared-memory rings in

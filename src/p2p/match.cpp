@@ -2,14 +2,28 @@
 
 namespace ftmpi::p2p {
 
-MatchTable::~MatchTable() {
-  for (auto& [ctx, q] : table_) {
-    for (Unexpected* u = q->unexp_head; u;) {
-      Unexpected* n = u->next;
-      delete u;
-      u = n;
-    }
+// Unexpected messages live in chunks_, freed with the table.
+MatchTable::~MatchTable() = default;
+
+Unexpected* MatchTable::new_unexpected() {
+  if (spares_.empty()) {
+    auto chunk = std::make_unique<Unexpected[]>(kChunk);
+    for (size_t i = kChunk; i-- > 0;) spares_.push_back(&chunk[i]);
+    chunks_.push_back(std::move(chunk));
   }
+  Unexpected* u = spares_.back();
+  spares_.pop_back();
+  return u;
+}
+
+void MatchTable::free_unexpected(Unexpected* u) {
+  if (u->payload.heap_capacity() > kKeepBytes) u->payload.free_heap();
+  u->hdr = MatchHdr{};
+  u->rts = RtsInfo{};
+  u->payload.clear();
+  u->stale = false;
+  u->next = u->prev = nullptr;
+  spares_.push_back(u);
 }
 
 MatchTable::Queues& MatchTable::queues(uint64_t ctx) {

@@ -5,6 +5,7 @@
 // in order, this gives MPI's non-overtaking rule.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -17,11 +18,38 @@ namespace ftmpi::p2p {
 inline constexpr int kAnyTag = -1;
 inline constexpr int32_t kAnySlot = -1;
 
+// The bytes an unexpected message keeps: up to kInline in place (a small
+// message costs no allocation), more on the heap, whose storage stays for
+// the next message that needs it.
+class MsgBytes {
+ public:
+  static constexpr size_t kInline = 64;
+  uint8_t* data() { return size_ > kInline ? heap_.data() : local_; }
+  const uint8_t* data() const { return size_ > kInline ? heap_.data() : local_; }
+  size_t size() const { return size_; }
+  void resize(size_t n) {
+    if (n > kInline) heap_.resize(n);
+    size_ = n;
+  }
+  void assign(const uint8_t* b, const uint8_t* e) {
+    resize(static_cast<size_t>(e - b));
+    if (size_) std::memcpy(data(), b, size_);
+  }
+  void clear() { size_ = 0; }
+  size_t heap_capacity() const { return heap_.capacity(); }
+  void free_heap() { std::vector<uint8_t>().swap(heap_); }
+
+ private:
+  size_t size_ = 0;
+  std::vector<uint8_t> heap_;
+  uint8_t local_[kInline];
+};
+
 // A message that arrived before its receive was posted.
 struct Unexpected {
   MatchHdr hdr;
-  RtsInfo rts{};                 // RTS only
-  std::vector<uint8_t> payload;  // EAGER: the data; RTS: the sender's iovec list
+  RtsInfo rts{};     // RTS only
+  MsgBytes payload;  // EAGER: the data; RTS: the sender's iovec list
   // RTS whose sender died while a module hid the failure: the data stayed
   // with the dead incarnation; the next incarnation's RTS with the same
   // sequence number replaces this one (Engine::resume_from).
@@ -60,6 +88,12 @@ class MatchTable {
   Unexpected* find_unexpected(Queues& q, int32_t src_slot, int tag, bool take, uint64_t seq = 0);
   void add_unexpected(Queues& q, Unexpected* u);
   void remove_unexpected(Queues& q, Unexpected* u);
+  // Unexpected messages come from here and go back here (taken out of the
+  // queues first). They are made kChunk at a time and kept until the table
+  // goes (like requests): a message that arrives before its receive costs
+  // no allocation once warm, and a burst of them one per kChunk.
+  Unexpected* new_unexpected();
+  void free_unexpected(Unexpected* u);
 
   // Visits every context's queues (failure handling, purges).
   template <typename Fn>
@@ -68,7 +102,11 @@ class MatchTable {
   }
 
  private:
+  static constexpr size_t kChunk = 64;
+  static constexpr size_t kKeepBytes = 16 << 10;  // larger payload storage is freed with its message
   std::unordered_map<uint64_t, std::unique_ptr<Queues>> table_;
+  std::vector<std::unique_ptr<Unexpected[]>> chunks_;
+  std::vector<Unexpected*> spares_;
   uint64_t last_ctx_ = ~uint64_t{0};
   Queues* last_ = nullptr;
 };

@@ -37,7 +37,7 @@ void Engine::purge_unexpected_from(int32_t slot) {
       Unexpected* next = u->next;
       if (u->hdr.src_slot == slot) {
         match_.remove_unexpected(q, u);
-        delete u;
+        match_.free_unexpected(u);
       }
       u = next;
     }
@@ -101,7 +101,7 @@ void Engine::end_all_pending(Err err) {
   match_.for_each([&](uint64_t, MatchTable::Queues& q) {
     while (Unexpected* u = q.unexp_head) {
       match_.remove_unexpected(q, u);
-      delete u;
+      match_.free_unexpected(u);
     }
   });
 }
@@ -129,7 +129,7 @@ void Engine::drop_collective_leftovers() {
       Unexpected* next = u->next;
       if (u->hdr.epoch < epoch_) {
         match_.remove_unexpected(q, u);
-        delete u;
+        match_.free_unexpected(u);
         ++dropped;
       }
       u = next;

@@ -113,7 +113,7 @@ void Engine::on_match_frame(const MatchHdr& h, const uint8_t* rest, size_t rest_
     else deliver_rts(r, h, info, rest + sizeof info);
     return;
   }
-  auto* u = new Unexpected;
+  Unexpected* u = match_.new_unexpected();
   u->hdr = h;
   if (h.type == MsgType::kEager) {
     u->payload.assign(payload, payload + plen);
@@ -131,12 +131,12 @@ void Engine::match_unexpected(Request* r, Unexpected* u) {
     set_recv_status(r, u->hdr);
     r->xfer_slot = u->hdr.src_slot;
     r->proto = Proto::kAwaitResend;
-    delete u;
+    match_.free_unexpected(u);
     return;
   }
   if (u->hdr.type == MsgType::kEager) deliver_eager(r, u->hdr, u->payload.data(), u->payload.size());
   else deliver_rts(r, u->hdr, u->rts, u->payload.data());
-  delete u;
+  match_.free_unexpected(u);
 }
 
 void Engine::deliver_eager(Request* r, const MatchHdr& h, const uint8_t* payload, size_t plen) {

@@ -147,7 +147,7 @@ void Engine::send_self(Request* r) {
     deliver_rts(rr, h, none, nullptr);  // copies from r and completes both
     return;
   }
-  auto* u = new Unexpected;
+  Unexpected* u = match_.new_unexpected();
   u->hdr = h;
   if (len <= self_eager_) {
     // Small self-messages are buffered so that a send to oneself before the

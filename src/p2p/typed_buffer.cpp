@@ -8,14 +8,7 @@ TypedBuffer::TypedBuffer(void* buf, size_t count, dtype::TypeRef type)
   if (type_->contiguous() && bytes_ > 0) contig_ = static_cast<uint8_t*>(buf) + type_->true_lb();
 }
 
-void TypedBuffer::reset(void* buf, size_t count, const dtype::TypeRef& type) {
-  buf_ = buf;
-  count_ = count;
-  if (type_ != type) type_ = type;
-  bytes_ = type_ ? static_cast<uint64_t>(count) * static_cast<uint64_t>(type_->size()) : 0;
-  contig_ = bytes_ > 0 && type_->contiguous() ? static_cast<uint8_t*>(buf) + type_->true_lb() : nullptr;
-  if (cursor_) cursor_.reset();
-}
+void TypedBuffer::drop_cursor() { cursor_.reset(); }
 
 TypedBuffer::TypedBuffer(TypedBuffer&&) noexcept = default;
 TypedBuffer& TypedBuffer::operator=(TypedBuffer&&) noexcept = default;

@@ -22,8 +22,18 @@ class TypedBuffer {
   TypedBuffer& operator=(TypedBuffer&&) noexcept;
   ~TypedBuffer();
   // Points this buffer at other data in place (the per-message path: no
-  // temporary, no reference count traffic for the predefined types).
-  void reset(void* buf, size_t count, const dtype::TypeRef& type);
+  // temporary, no reference count traffic for the predefined types). Inline:
+  // every request runs it twice (set up, released).
+  void reset(void* buf, size_t count, const dtype::TypeRef& type) {
+    buf_ = buf;
+    count_ = count;
+    if (type_ != type) [[unlikely]]
+      type_ = type;
+    bytes_ = type_ ? static_cast<uint64_t>(count) * static_cast<uint64_t>(type_->size()) : 0;
+    contig_ = bytes_ > 0 && type_->contiguous() ? static_cast<uint8_t*>(buf) + type_->true_lb() : nullptr;
+    if (cursor_) [[unlikely]]
+      drop_cursor();
+  }
   void clear() { reset(nullptr, 0, dtype::TypeRef{}); }
 
   uint64_t bytes() const { return bytes_; }
@@ -53,6 +63,7 @@ class TypedBuffer {
   void pack_slow(uint64_t offset, void* dst, size_t n);
   void unpack_slow(uint64_t offset, const void* src, size_t n);
   dtype::Cursor& cursor_at(uint64_t offset);
+  void drop_cursor();
 
   void* buf_ = nullptr;
   size_t count_ = 0;

@@ -1,7 +1,8 @@
 /* Send modes: buffered (attach / detach, exhaustion, detach waiting for the
  * messages), synchronous (completes only once matched), ready (with the
  * receive posted first) and standard, blocking and immediate, with zero
- * counts, MPI_PROC_NULL, self-messages and messages beyond the eager limit.
+ * counts, MPI_PROC_NULL, self-messages and messages beyond the eager limit,
+ * and small messages that arrive before their blocking receive.
  * Ranks work in pairs (0-1, 2-3, ...); an odd last rank does the self part
  * only. */
 #include <stdlib.h>
@@ -209,6 +210,40 @@ static void sync_and_ready(int peer, int sender, int* a, int* b) {
   }
 }
 
+/* Blocking receives of small messages that arrived before them (they wait
+ * in the unexpected queue, taken without a request): truncation, wildcards,
+ * and a synchronous send acknowledged by such a receive. */
+static void arrived_first(int peer, int sender, int* a, int* b) {
+  MPI_Status st;
+  MPI_Request rq;
+  int go = 1;
+  if (sender) {
+    fill(a, 4, 30);
+    CHECK_MPI(MPI_Send(a, 4, MPI_INT, peer, 30, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(a, 3, MPI_INT, peer, 31, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Issend(a, 2, MPI_INT, peer, 33, MPI_COMM_WORLD, &rq));
+    CHECK_MPI(MPI_Send(&go, 1, MPI_INT, peer, 32, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Wait(&rq, &st));
+  } else {
+    /* Frames of one sender arrive in order: 30, 31 and 33 are here now. */
+    CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, peer, 32, MPI_COMM_WORLD, &st));
+    b[2] = -7;
+    int rc = MPI_Recv(b, 2, MPI_INT, peer, 30, MPI_COMM_WORLD, &st);
+    int c = -1;
+    MPI_Error_class(rc, &c);
+    CHECK(c == MPI_ERR_TRUNCATE, "4 ints into 2 returned class %d", c);
+    expect(b, 2, 30, "truncated");
+    CHECK(b[2] == -7, "a truncated receive wrote past its buffer");
+    expect_status(&st, peer, 30, 2, "truncated");
+    CHECK_MPI(MPI_Recv(b, 3, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+    expect(b, 3, 30, "wildcard");
+    expect_status(&st, peer, 31, 3, "wildcard");
+    CHECK_MPI(MPI_Recv(b, 2, MPI_INT, peer, 33, MPI_COMM_WORLD, &st));
+    expect(b, 2, 30, "issend arrived first");
+    expect_status(&st, peer, 33, 2, "issend arrived first");
+  }
+}
+
 int main(int argc, char** argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -222,6 +257,7 @@ int main(int argc, char** argv) {
     buffered_pair(peer, rank % 2 == 0, a, b);
     buffered_pair(peer, rank % 2 == 1, a, b);
     sync_and_ready(peer, rank % 2 == 0, a, b);
+    arrived_first(peer, rank % 2 == 0, a, b);
   }
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("send_modes: ok\n");

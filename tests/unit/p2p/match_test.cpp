@@ -12,8 +12,8 @@ Request recv(int32_t slot, int tag) {
   r.ctx = 8;
   return r;
 }
-Unexpected* msg(int32_t slot, int tag) {
-  auto* u = new Unexpected;
+Unexpected* msg(MatchTable& t, int32_t slot, int tag) {
+  Unexpected* u = t.new_unexpected();
   u->hdr.src_slot = slot;
   u->hdr.tag = tag;
   return u;
@@ -37,9 +37,9 @@ TEST(Match, ArrivalTakesFirstAcceptingPostedReceive) {
 TEST(Match, NewReceiveTakesOldestAcceptableUnexpected) {
   MatchTable t;
   auto& q = t.queues(8);
-  Unexpected* m1 = msg(1, 7);
-  Unexpected* m2 = msg(2, 7);
-  Unexpected* m3 = msg(1, 8);
+  Unexpected* m1 = msg(t, 1, 7);
+  Unexpected* m2 = msg(t, 2, 7);
+  Unexpected* m3 = msg(t, 1, 8);
   t.add_unexpected(q, m1);
   t.add_unexpected(q, m2);
   t.add_unexpected(q, m3);
@@ -48,9 +48,34 @@ TEST(Match, NewReceiveTakesOldestAcceptableUnexpected) {
   EXPECT_EQ(t.find_unexpected(q, kAnySlot, 7, true), m1);  // non-overtaking: oldest first
   EXPECT_EQ(t.find_unexpected(q, 2, kAnyTag, true), m2);
   EXPECT_EQ(t.find_unexpected(q, kAnySlot, kAnyTag, true), nullptr);
-  delete m1;
-  delete m2;
-  delete m3;
+  t.free_unexpected(m1);
+  t.free_unexpected(m2);
+  t.free_unexpected(m3);
+}
+
+TEST(Match, FreedUnexpectedComesBackEmptyWithItsBytes) {
+  MatchTable t;
+  Unexpected* u = msg(t, 4, 9);
+  const uint8_t small[3] = {1, 2, 3};
+  u->payload.assign(small, small + 3);
+  EXPECT_EQ(u->payload.size(), 3u);
+  EXPECT_EQ(u->payload.data()[2], 3);
+  std::vector<uint8_t> big(1000);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<uint8_t>(i);
+  u->payload.assign(big.data(), big.data() + big.size());
+  EXPECT_EQ(u->payload.size(), 1000u);
+  EXPECT_EQ(u->payload.data()[999], static_cast<uint8_t>(999));
+  u->stale = true;
+  t.free_unexpected(u);
+  Unexpected* v = t.new_unexpected();
+  EXPECT_EQ(v, u);  // the last freed is reused first
+  EXPECT_EQ(v->payload.size(), 0u);
+  EXPECT_EQ(v->hdr.src_slot, 0);
+  EXPECT_FALSE(v->stale);
+  EXPECT_GE(v->payload.heap_capacity(), 1000u);  // kept for the next large one
+  v->payload.assign(small, small + 2);
+  EXPECT_EQ(v->payload.data()[1], 2);
+  t.free_unexpected(v);
 }
 
 TEST(Match, ContextsAreSeparate) {

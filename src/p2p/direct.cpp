@@ -1,0 +1,70 @@
+// The blocking calls' path without a request (Engine::send_now, recv_now):
+// an eager message that can leave at once, or that is already here. Both
+// refuse whenever the general path would do more than write or take one
+// EAGER: a module on (its seam sees every send and match through a
+// request), a send that would queue or go to this process, a receive whose
+// message is an RTS, stale, or not there yet.
+#include "p2p/engine_state.hpp"
+#include "p2p/frames.hpp"
+
+namespace ftmpi::p2p {
+
+bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, const void* data,
+                      uint64_t len) {
+  if (module_ || peer_rank < 0 || peer_rank >= c.peer_group().size()) return false;
+  const ProcId dst = c.peer_group().at(peer_rank);
+  if (!dst.valid()) return false;
+  Peer& p = peer(dst.slot);
+  // A dead or replaced destination fails on the general path.
+  if (!p.alive || p.inc != dst.incarnation || p.self || !p.link || !p.pending.empty() || len > p.link->eager)
+    return false;
+  MatchHdr h{};
+  h.type = MsgType::kEager;
+  h.tag = tag;
+  h.ctx = ctx;
+  h.src_slot = self_.slot;
+  h.src_inc = self_.incarnation;
+  h.epoch = epoch_;
+  h.dst_inc = p.inc;
+  h.len = len;
+  h.sreq = 0;  // no request: nothing answers a standard EAGER (spec/wire-p2p.md)
+  h.seq = p.send_seq + 1;
+  transport::Payload pl;
+  pl.len = len;
+  pl.bytes = static_cast<const uint8_t*>(data);
+  if (!p.link->tx->send(p.addr, &h, sizeof h, pl)) return false;
+  p.send_seq = h.seq;
+  return true;
+}
+
+bool Engine::recv_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, void* data, uint64_t cap,
+                      RecvNow* out) {
+  if (module_) return false;
+  int32_t slot = kAnySlot;
+  if (peer_rank != kAnySource) {
+    if (peer_rank < 0 || peer_rank >= c.peer_group().size()) return false;
+    const ProcId src = c.peer_group().at(peer_rank);
+    if (!src.valid()) return false;
+    slot = src.slot;
+  }
+  MatchTable::Queues& q = match_.queues(ctx);
+  Unexpected* u = match_.find_unexpected(q, slot, tag, false);
+  if (!u || u->stale || u->hdr.type != MsgType::kEager) return false;
+  match_.remove_unexpected(q, u);
+  const MatchHdr& h = u->hdr;
+  out->source = c.peer_group().rank_of_slot(h.src_slot);
+  out->tag = h.tag;
+  out->err = h.len > cap ? Err::kTruncate : Err::kOk;  // never write past the user's buffer
+  out->bytes = h.len > cap ? cap : h.len;
+  if (out->bytes) std::memcpy(data, u->payload.data(), out->bytes);
+  if (h.flags & kFlagSync) {
+    CtlHdr ack{};
+    ack.type = MsgType::kAck;
+    ack.sreq = h.sreq;
+    send_ctl(h.src_slot, ack);
+  }
+  match_.free_unexpected(u);
+  return true;
+}
+
+}  // namespace ftmpi::p2p
