@@ -97,6 +97,10 @@ uint64_t Engine::withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t ms
 
 void Engine::on_cancel(int32_t from_slot, const CtlHdr& c) {
   if (from_slot < 0 || static_cast<size_t>(from_slot) >= peers_.size()) return;
+  if (module_ && module_->defer_cancels()) {
+    deferred_cancels_.push_back({from_slot, peer(from_slot).inc, c});
+    return;
+  }
   CtlHdr reply{};
   reply.type = MsgType::kCancelReply;
   const uint64_t seq = withdraw_unexpected(c.offset, from_slot, c.sreq);
@@ -107,6 +111,13 @@ void Engine::on_cancel(int32_t from_slot, const CtlHdr& c) {
   reply.sreq = c.sreq;
   reply.rreq = c.rreq;
   send_ctl(from_slot, reply);
+}
+
+void Engine::answer_deferred_cancels() {
+  std::vector<DeferredCancel> now;
+  now.swap(deferred_cancels_);
+  for (const DeferredCancel& d : now)
+    if (peer(d.slot).inc == d.inc && !peer(d.slot).down) on_cancel(d.slot, d.c);
 }
 
 void Engine::on_cancel_reply(const CtlHdr& c) {

@@ -136,6 +136,11 @@ class Engine final : public rte::EventSink {
   bool inject(int32_t slot, const Envelope& e, const void* data, uint64_t len);
   // The last channel sequence number given to a send to `slot` (0: none).
   uint64_t last_send_seq(int32_t slot) const;
+  // CANCELs the module deferred (ModuleSeam::defer_cancels): answered now,
+  // as on arrival; one whose sender died meanwhile is dropped (its next
+  // incarnation asks again if it still waits).
+  bool has_deferred_cancels() const { return !deferred_cancels_.empty(); }
+  void answer_deferred_cancels();
 
   Request* alloc_request() { return pool_.alloc(); }
   Request* request_at(uint32_t idx) const { return pool_.at(idx); }
@@ -369,6 +374,9 @@ class Engine final : public rte::EventSink {
   // copy now names the re-executed send (true), to be acknowledged at its match.
   bool rebind_duplicate(const MatchHdr& h);
   void hide_failure(int32_t slot);
+  // Cancels pending towards a slot whose failure was hidden ask its new
+  // incarnation, naming the copy of their message that goes to it again.
+  void resend_cancels(int32_t slot);
   // fault tolerance (recovery.cpp)
   Verdict guard(int32_t src_slot, const FrameStamp& f) const;
   void hold(int32_t slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen);
@@ -449,6 +457,12 @@ class Engine final : public rte::EventSink {
   // gets the answer the dead incarnation got.
   std::set<std::pair<int32_t, uint64_t>> withdrawn_seqs_;
   std::set<std::pair<int32_t, uint64_t>> withdrawn_dups_;
+  struct DeferredCancel {
+    int32_t slot;
+    uint32_t inc;  // the sender's incarnation when it asked
+    CtlHdr c;
+  };
+  std::vector<DeferredCancel> deferred_cancels_;
   // Sends the module withholds (SendVerdict::kWithhold) until the user's
   // cancel withdraws them.
   std::vector<Request*> withheld_;

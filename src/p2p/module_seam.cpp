@@ -126,12 +126,11 @@ void Engine::hide_failure(int32_t slot) {
   if (p.down || !p.alive) return;
   p.down = true;
   disconnect_peer(p);
-  // A cancel answer from the dead incarnation will never come: the message
-  // is sent again instead, and completes normally.
+  // A cancel answer from the dead incarnation will never come: the cancel
+  // stays pending and asks the next incarnation (resend_cancels). Ending
+  // it "not cancelled" here would make a survivor see a send that nobody
+  // matched fail to cancel, which a failure-free run never shows.
   std::vector<Request*> again;
-  pool_.for_each_live([&](Request* r) {
-    if (r->cancel_pending && r->peer_slot == slot) end_cancel_wait(r, false);
-  });
   // Own sends the dead incarnation had not finished go again, whole, to the
   // next one with their sequence numbers: it drops those it has.
   pool_.for_each_live([&](Request* r) {
@@ -192,8 +191,32 @@ void Engine::peer_restarted(const rte::Card& card) {
   if (module_) module_->on_peer_back(card.id);
   std::erase_if(p.pending, [](const Pending& f) { return f.gate; });
   p.down = false;
+  resend_cancels(slot);
   if (p.pending.empty()) std::erase(pending_peers_, slot);
   replay_held();
+}
+
+void Engine::resend_cancels(int32_t slot) {
+  Peer& p = peer(slot);
+  pool_.for_each_live([&](Request* w) {
+    if (!w->cancel_pending || w->peer_slot != slot) return;
+    // The message goes again, re-queued by the engine (same id) or injected
+    // from the log (a new id): the CANCEL names that copy and follows it on
+    // the link, so the new incarnation has it when the CANCEL comes.
+    uint64_t copy = 0;
+    for (const Pending& f : p.pending)
+      if (f.req && f.req->seq == w->seq) copy = f.req->id;
+    if (copy == 0) {  // not sent again (the log says it was withdrawn, or holds nothing)
+      end_cancel_wait(w, false);
+      return;
+    }
+    CtlHdr c{};
+    c.type = MsgType::kCancel;
+    c.sreq = copy;
+    c.rreq = w->id;
+    c.offset = w->ctx;
+    send_ctl(slot, c);
+  });
 }
 
 uint64_t Engine::last_send_seq(int32_t slot) const {

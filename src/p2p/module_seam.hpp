@@ -22,6 +22,7 @@
 //   on_failure     the runtime says a process died: FT-MPI rule, or hide it
 //   on_peer_back   a hidden failure's slot runs again as a new incarnation
 //   on_withdrawn   a cancelled send was withdrawn (never delivered)
+//   defer_cancels  a CANCEL arrived: answer it now or when the module says
 //
 // Everything runs inside MPI calls on the one thread; calls made from inside
 // a transport poll (on_arrival, on_matched) may send or inject but must not
@@ -142,6 +143,12 @@ class ModuleSeam {
   // The runtime's event logger acknowledged determinant batches up to
   // `batch` (rte::EventSink::on_determinants_acked, forwarded).
   virtual void on_determinants_acked(uint64_t batch) { (void)batch; }
+
+  // A CANCEL from another process asks to withdraw a message sent here.
+  // true: the answer waits until Engine::answer_deferred_cancels() (a
+  // replaying process must not withdraw a message its dead incarnation may
+  // have matched before it has re-executed that far).
+  virtual bool defer_cancels() { return false; }
 
   // The end of every progress pass, outside any transport poll: the one
   // place where the process may be forked for a checkpoint (the checkpoint

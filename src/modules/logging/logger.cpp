@@ -18,7 +18,8 @@ Logger::Logger(Wire& wire, int32_t self_slot, int32_t world_size, uint64_t log_l
       log_(log_limit),
       resent_upto_(static_cast<size_t>(world_size), -1),
       done_(static_cast<size_t>(world_size), false),
-      withdrawn_(static_cast<size_t>(world_size)) {}
+      withdrawn_(static_cast<size_t>(world_size)),
+      announced_(static_cast<size_t>(world_size), 0) {}
 
 void Logger::diverged(const std::string& what) {
   wire_.fatal("rank " + std::to_string(self_) + ": replay diverged (" + what + "): " + kNotDeterministic);
@@ -149,13 +150,33 @@ void Logger::peer_back(int32_t slot) {
   log_.for_each_from(slot, 1, [&](const LogEntry& e) {
     if (!gone.count(e.seq) && wire_.inject(slot, e)) ++stats_.resent;
   });
-  wire_.send_frame(slot, encode(Resent{log_.next_seq(slot) - 1}));
+  // A withdrawn message never arrives: a replay waiting for it as the last
+  // one would never catch up.
+  announced_[static_cast<size_t>(slot)] = last_to_deliver(slot, log_.next_seq(slot));
+  wire_.send_frame(slot, encode(Resent{announced_[static_cast<size_t>(slot)]}));
   // Already in MPI_Finalize: the new incarnation must hear it too.
   if (done_[static_cast<size_t>(self_)]) wire_.send_frame(slot, encode_done());
 }
 
 void Logger::withdrawn(int32_t dst, uint64_t seq) {
-  if (dst >= 0 && static_cast<size_t>(dst) < withdrawn_.size()) withdrawn_[static_cast<size_t>(dst)].insert(seq);
+  if (dst < 0 || static_cast<size_t>(dst) >= withdrawn_.size()) return;
+  const size_t d = static_cast<size_t>(dst);
+  withdrawn_[d].insert(seq);
+  // The last message announced to a restarted peer was withdrawn before it
+  // left (still queued here): tell it how far it must wait now.
+  if (seq != 0 && seq == announced_[d]) {
+    announced_[d] = last_to_deliver(dst, seq);
+    wire_.send_frame(dst, encode(Resent{announced_[d]}));
+  }
+}
+
+uint64_t Logger::last_to_deliver(int32_t dst, uint64_t below) const {
+  const auto& gone = withdrawn_[static_cast<size_t>(dst)];
+  uint64_t last = 0;
+  log_.for_each_from(dst, 1, [&](const LogEntry& e) {
+    if (e.seq < below && !gone.count(e.seq)) last = e.seq;
+  });
+  return last;
 }
 
 void Logger::on_frame(int32_t from, const uint8_t* p, size_t n) {

@@ -103,7 +103,9 @@ class Logger {
   // --- peers ---
   void on_peer_failed(int32_t slot);
   // Slot's next incarnation runs: queue our log for it again, but for the
-  // messages the user's cancel withdrew (never delivered: `withdrawn`).
+  // messages the user's cancel withdrew (never delivered: `withdrawn`), and
+  // tell it the last one it will get (RESENT; again, lower, if that one is
+  // withdrawn later).
   void peer_back(int32_t slot);
   void withdrawn(int32_t dst, uint64_t seq);
   void on_frame(int32_t from, const uint8_t* p, size_t n);
@@ -140,6 +142,11 @@ class Logger {
   std::vector<uint64_t> had_;  // per slot: messages a resumed image had received (not replayed)
   std::vector<bool> done_;  // per slot: its current incarnation is in MPI_Finalize
   std::vector<std::set<uint64_t>> withdrawn_;  // per destination slot
+  // Per slot: the last message we told its restarted incarnation to wait
+  // for (RESENT), 0: none.
+  std::vector<uint64_t> announced_;
+  // The highest logged message below `below` to `dst` not withdrawn (0: none).
+  uint64_t last_to_deliver(int32_t dst, uint64_t below) const;
   bool replay_ = false;
   LoggerStats stats_;
   std::vector<uint8_t> batch_;  // the batch being flushed

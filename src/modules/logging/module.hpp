@@ -69,8 +69,13 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   // --- checkpoints (src/modules/ckpt; spec/checkpoint-protocol.md) ---
   void set_checkpoint_hook(CheckpointHook* h) { ckpt_ = h; }
   void on_progress() override {
+    if (engine_.has_deferred_cancels()) answer_cancels();
     if (ckpt_) ckpt_->on_progress();
   }
+  // A replaying process answers CANCELs once it has caught up: a message
+  // its dead incarnation matched is matched again by then, or was never
+  // matched before anything the dead incarnation showed its peers.
+  bool defer_cancels() override { return logger_.replaying(); }
   // May a checkpoint be taken now, as far as logging goes? Not during a
   // replay, and only with every determinant acknowledged: determinants
   // not yet flushed are flushed now, so that a later call says yes.
@@ -95,6 +100,10 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
     if (logger_.take_caught_up()) report_caught_up();
   }
   void report_caught_up();
+  void answer_cancels() {
+    after_event();
+    if (!logger_.replaying()) engine_.answer_deferred_cancels();
+  }
 
   p2p::Engine& engine_;
   rte::Client& client_;

@@ -111,6 +111,9 @@ def main():
         return 1 if failures else 0
     finally:
         os.unlink(trace)
+        # tm_cases cancel_death's marker, left behind by a run that failed
+        if os.path.exists(trace + ".died"):
+            os.unlink(trace + ".died")
 
 
 if __name__ == "__main__":

@@ -7,9 +7,10 @@
  * of a rank made the decisions of the final one, and the result printed here
  * against the final incarnation's decisions.
  *
- *   tm_cases anysource|iprobe|harvest|wtime|rand TRACE [ITER]
+ *   tm_cases anysource|iprobe|harvest|wtime|rand|cancel_death TRACE [ITER]
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,49 @@ static void randsend(int iter) {
   if (g_rank == 0) printf("rand: done %ld\n", sum);
 }
 
+/* A survivor's cancel outlives its receiver: rank 0 cancels a message rank 1
+ * never asks for while rank 1 sleeps outside MPI, and in round 1 rank 1's
+ * first incarnation kills itself (SIGKILL; the marker file TRACE.died says
+ * it did) before it could answer. As in a failure-free run the cancel must
+ * end cancelled (before: "not cancelled", its answer lost with the
+ * receiver) and the message must never arrive. Traces: rank 0 the cancel
+ * outcome, rank 1 whether the message was there. */
+static void cancel_death(int iter, const char* trace_path) {
+  char marker[4096];
+  snprintf(marker, sizeof marker, "%s.died", trace_path);
+  for (int i = 0; i < iter; ++i) {
+    int v = i, token = 0, flag = 1;
+    MPI_Status st;
+    if (g_rank == 0) {
+      MPI_Request rq;
+      /* Rank 1 has left MPI for a while. */
+      CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, 1, 298, MPI_COMM_WORLD, &st));
+      CHECK_MPI(MPI_Isend(&v, 1, MPI_INT, 1, 300, MPI_COMM_WORLD, &rq));
+      /* A progress pass lets the message leave: the cancel must ask rank 1. */
+      CHECK_MPI(MPI_Iprobe(1, 301, MPI_COMM_WORLD, &flag, &st));
+      CHECK_MPI(MPI_Cancel(&rq));
+      CHECK_MPI(MPI_Wait(&rq, &st));
+      CHECK_MPI(MPI_Test_cancelled(&st, &flag));
+      CHECK(flag, "round %d: a send rank 1 never asked for was not cancelled", i);
+      trace(i, "1");
+      CHECK_MPI(MPI_Send(&token, 1, MPI_INT, 1, 299, MPI_COMM_WORLD));
+    } else if (g_rank == 1) {
+      CHECK_MPI(MPI_Send(&token, 1, MPI_INT, 0, 298, MPI_COMM_WORLD));
+      usleep(300000); /* rank 0's CANCEL arrives meanwhile, unanswered */
+      if (i == 1) {
+        int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd >= 0) kill(getpid(), SIGKILL);
+      }
+      CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, 0, 299, MPI_COMM_WORLD, &st));
+      CHECK_MPI(MPI_Iprobe(0, 300, MPI_COMM_WORLD, &flag, &st));
+      CHECK(!flag, "round %d: the cancelled message arrived", i);
+      trace(i, "0");
+    }
+  }
+  if (g_rank == 1) unlink(marker);
+  if (g_rank == 0) printf("cancel_death: ok\n");
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -211,6 +255,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(argv[1], "harvest")) harvest(iter);
   else if (!strcmp(argv[1], "wtime")) wtime(iter);
   else if (!strcmp(argv[1], "rand")) randsend(iter);
+  else if (!strcmp(argv[1], "cancel_death")) cancel_death(iter, argv[2]);
   else CHECK(0, "unknown case %s", argv[1]);
   close(g_trace);
   MPI_Finalize();

@@ -260,6 +260,33 @@ TEST(Logger, HeldSendsGoAtTheAckOfTheirBatchWhateverWasRecordedSince) {
   EXPECT_EQ(payloads(net[1].delivered, 0), "forward,next,");
 }
 
+TEST(Logger, ALastMessageTheUserCancelledIsNotWaitedFor) {
+  Net net(2);
+  net[0].send(1, "a");
+  net[0].send(1, "gone");
+  net.run();
+  net[0].lg->withdrawn(1, 2);
+  Proc& b = net.restart({1});
+  net.run();
+  EXPECT_EQ(payloads(b.delivered, 0), "a,");
+  EXPECT_TRUE(b.lg->take_caught_up());  // RESENT says 1, not 2
+}
+
+TEST(Logger, AMessageWithdrawnAfterTheRestartBeforeItLeftIsNotWaitedFor) {
+  Net net(2);
+  net[0].send(1, "a");
+  net[0].send(1, "b");
+  net.run();
+  Proc& b = net.restart({1});
+  // "b" was still queued at the sender (the engine sends it itself) and the
+  // user's cancel took it out before it left.
+  std::erase_if(net.wire, [](auto& x) { return x.second.payload == "b"; });
+  net[0].lg->withdrawn(1, 2);
+  net.run();
+  EXPECT_EQ(payloads(b.delivered, 0), "a,");
+  EXPECT_TRUE(b.lg->take_caught_up());  // a second RESENT lowered it to 1
+}
+
 TEST(Logger, RestartedProcessReplaysItsDeterminantsThenCatchesUp) {
   Net net(3);
   auto& o = net[0].lg->outcomes();
