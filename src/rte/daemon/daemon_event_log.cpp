@@ -220,11 +220,15 @@ void Daemon::on_proc_restarted(const proto::ProcRestartedDown& m) {
     if (!r.running() || !r.ctrl || !r.booted || !r.carded) continue;
     if (r.id == m.card.id) {
       if (!r.restart_pending()) continue;
-      // It joins now: the current table answers its CARD, and it hears of
-      // failures after this point like everybody else.
+      // It joins now: the table answers its CARD, and it hears of the
+      // failures after the table like everybody else. Not after
+      // state_.last_seq(): on the leader's host the leader has applied
+      // failures since it built the table (a rank killed meanwhile stayed
+      // alive in the new one's eyes, and its sends waited for it forever).
       r.joined = true;
-      r.notified_upto = state_.last_seq();
+      r.notified_upto = m.last_event_seq;
       r.ctrl->send(proto::CardTable{m.table});
+      notify_failures(r);
     } else if (!r.restart_pending()) {
       r.ctrl->send(proto::ProcRestarted{m.card});
     }

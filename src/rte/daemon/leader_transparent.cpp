@@ -18,6 +18,7 @@ void Leader::on_transparent_card(const Card& c) {
   joined_[s] = true;
   proto::ProcRestartedDown m;
   m.card = c;
+  m.last_event_seq = state_.last_seq();
   m.table.resize(static_cast<size_t>(state_.world_size()));
   for (int32_t slot = 0; slot < state_.world_size(); ++slot) {
     size_t i = static_cast<size_t>(slot);

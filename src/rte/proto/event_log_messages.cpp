@@ -91,10 +91,12 @@ bool DetHandover::decode(Decoder& d) {
 void ProcRestartedDown::encode(Encoder& e) const {
   put_card(e, card);
   put_cards(e, table);
+  e.u64(last_event_seq);
 }
 bool ProcRestartedDown::decode(Decoder& d) {
   card = get_card(d);
   if (!get_cards(d, table) || !card.id.valid() || card.host < 0) return false;
+  last_event_seq = d.u64();
   if (static_cast<size_t>(card.id.slot) >= table.size()) return false;
   for (size_t i = 0; i < table.size(); ++i)
     if (table[i].id.slot != static_cast<int32_t>(i)) return false;

@@ -80,11 +80,15 @@ struct DetHandover {
 
 // Leader -> all (logged): transparent mode, slot card.id.slot lives again as
 // card.id and can be reached at `card`; `table` is the job's current card
-// table (by slot) that the new incarnation gets as its CARD_TABLE.
+// table (by slot) that the new incarnation gets as its CARD_TABLE, and
+// `last_event_seq` the last failure event that table shows: the new
+// incarnation hears of every later one (its daemon may have applied some
+// already when this reaches it: the leader's own daemon shares its state).
 struct ProcRestartedDown {
   static constexpr MsgType kType = MsgType::kProcRestartedDown;
   Card card;
   std::vector<Card> table;
+  uint64_t last_event_seq = 0;
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const ProcRestartedDown&, const ProcRestartedDown&) = default;

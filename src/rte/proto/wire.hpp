@@ -30,12 +30,14 @@
 //   8  CKPT_TAKEN (the output position of a checkpoint, apart from its
 //      CKPT_NOTE, which waits for a buddy or disk store); CKPT_WOKEN.store
 //      (a slot's next incarnation restored from a stored image too).
+//   9  PROC_RESTARTED_DOWN.last_event_seq (the failures the new
+//      incarnation's table already shows).
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 8;
+inline constexpr uint16_t kProtocolVersion = 9;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece

@@ -51,10 +51,28 @@ TEST_F(LeaderTransparent, SlotsStillRestartingAppearUnreachableInTheTable) {
   ASSERT_EQ(joined.size(), 1u);
   EXPECT_EQ(joined[0].table[1].host, -1);
   EXPECT_EQ(joined[0].table[1].id, (ProcId{1, 1})) << "its new id: PROC_RESTARTED for it follows";
+  EXPECT_EQ(joined[0].last_event_seq, 2u) << "the table shows both failures";
   ASSERT_TRUE(send(0, CardsUp{{card(1, 0, 1)}}));
   joined = all_of<ProcRestartedDown>();
   ASSERT_EQ(joined.size(), 2u);
   EXPECT_EQ(joined[1].table[2], card(2, 1, 1));
+}
+
+// The table a new incarnation gets names the failures it shows: a failure
+// the leader applies after building it (the leader's own daemon sees it in
+// the shared state before it passes the table on) must still reach the new
+// incarnation, which holds the dead process alive in its table.
+TEST_F(LeaderTransparent, TheTableSaysWhichFailuresItShows) {
+  start_transparent();
+  exchange();
+  fail(1, 2);
+  ASSERT_TRUE(send(1, CardsUp{{card(2, 1, 1)}}));
+  fail(0, 1);
+  auto joined = all_of<ProcRestartedDown>();
+  ASSERT_EQ(joined.size(), 1u);
+  EXPECT_EQ(joined[0].last_event_seq, 1u);
+  EXPECT_EQ(joined[0].table[1], card(1, 0)) << "slot 1 was alive when slot 2 joined";
+  EXPECT_EQ(state.last_seq(), 2u);
 }
 
 TEST_F(LeaderTransparent, FailureBeforeTheExchangeRestartsAfterIt) {

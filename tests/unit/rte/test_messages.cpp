@@ -179,7 +179,8 @@ TEST(RteMessages, RuntimeLinkRoundTrips) {
   check_round_trip(DetHandover{3, 1, 2, 78, true, {}});
   check_round_trip(ReplayUp{ProcId{1, 2}, 2, 10, 20, 3, 99});
   check_round_trip(ReplayNote{ProcId{1, 2}, 1, 10, 0, 0, 98});
-  check_round_trip(ProcRestartedDown{sample_card(1), {sample_card(0), sample_card(1), Card{ProcId{2, 1}, -1, 0, "", 0}}});
+  check_round_trip(
+      ProcRestartedDown{sample_card(1), {sample_card(0), sample_card(1), Card{ProcId{2, 1}, -1, 0, "", 0}}, 7});
 }
 
 TEST(RteMessages, EventLogMessagesRejectImpossibleContent) {
