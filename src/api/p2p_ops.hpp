@@ -8,6 +8,17 @@
 
 namespace ftmpi::api {
 
+// Writes what a probe found, or what a receive without a request delivered,
+// to the user's status (nothing for MPI_STATUS_IGNORE).
+inline void report_status(MPI_Status* status, const p2p::MessageStatus& m) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = m.source;
+  status->MPI_TAG = m.tag;
+  status->MPI_ERROR = static_cast<int>(m.err);
+  status->ftmpi_count = static_cast<long long>(m.bytes);
+  status->ftmpi_cancelled = 0;
+}
+
 struct Op {
   comm::Communicator* comm = nullptr;
   p2p::Request* req = nullptr;

@@ -2,21 +2,13 @@
 // one tag or MPI_ANY_TAG.
 #include "api/args.hpp"
 #include "api/call.hpp"
+#include "api/p2p_ops.hpp"
 #include "api/pmpi.hpp"
 
 using namespace ftmpi;
 using namespace ftmpi::api;
 
 namespace {
-
-void probe_status(MPI_Status* status, const p2p::ProbeResult& pr) {
-  if (status == MPI_STATUS_IGNORE) return;
-  status->MPI_SOURCE = pr.source;
-  status->MPI_TAG = pr.tag;
-  status->MPI_ERROR = static_cast<int>(pr.err);
-  status->ftmpi_count = static_cast<long long>(pr.bytes);
-  status->ftmpi_cancelled = 0;
-}
 
 // The communicator, after checking comm, tag and source; nullptr after an
 // error (its code in `code`).
@@ -47,7 +39,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm ch, int* flag, MPI_Status* status)
   if (!c) return code;
   if (!flag) return call.fail(c, Err::kArg, "flag pointer is null");
   if (call.ft_blocked(c, &code)) return code;
-  p2p::ProbeResult pr;
+  p2p::MessageStatus pr;
   p2p::Engine& eng = rt()->engine;
   *flag = eng.iprobe(*c, c->ctx(), source, tag, &pr);
   if (eng.module()) {
@@ -58,7 +50,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm ch, int* flag, MPI_Status* status)
       eng.wait_until([&] { return (*flag = eng.iprobe(*c, c->ctx(), source, tag, &pr)) || eng.interrupted(); });
     if (!pick) *flag = 0;
   }
-  if (*flag) probe_status(status, pr);
+  if (*flag) report_status(status, pr);
   return call.ret(c, pr.err);
 }
 FTMPI_WEAK_ALIAS(MPI_Iprobe, PMPI_Iprobe)
@@ -69,12 +61,12 @@ int PMPI_Probe(int source, int tag, MPI_Comm ch, MPI_Status* status) {
   comm::Communicator* c = check_probe(call, source, tag, ch, code);
   if (!c) return code;
   if (call.ft_blocked(c, &code)) return code;
-  p2p::ProbeResult pr;
+  p2p::MessageStatus pr;
   p2p::Engine& eng = rt()->engine;
   bool found = false;
   eng.wait_until([&] { return (found = eng.iprobe(*c, c->ctx(), source, tag, &pr)) || eng.interrupted(); });
   if (!found) return call.fail(c, Err::kOther, "a process failed while probing");
-  probe_status(status, pr);
+  report_status(status, pr);
   return call.ret(c, pr.err);
 }
 FTMPI_WEAK_ALIAS(MPI_Probe, PMPI_Probe)

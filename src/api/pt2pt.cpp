@@ -161,16 +161,10 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
   p2p::Engine& eng = rt()->engine;
   uint8_t* start = nullptr;
   uint64_t cap = 0;
-  p2p::RecvNow got;
+  p2p::MessageStatus got;
   if (one_block(buf, count, *op.type, &start, &cap) &&
       eng.recv_now(*op.comm, op.comm->ctx(), source, tag, start, cap, &got)) {
-    if (status != MPI_STATUS_IGNORE) {
-      status->MPI_SOURCE = got.source;
-      status->MPI_TAG = got.tag;
-      status->MPI_ERROR = static_cast<int>(got.err);
-      status->ftmpi_count = static_cast<long long>(got.bytes);
-      status->ftmpi_cancelled = 0;
-    }
+    report_status(status, got);
     return call.ret(op.comm, got.err);
   }
   make_request(op, false, buf, count, source, tag, p2p::SendMode::kStandard);

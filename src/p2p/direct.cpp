@@ -18,16 +18,8 @@ bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, 
   // A dead or replaced destination fails on the general path.
   if (!p.alive || p.inc != dst.incarnation || p.self || !p.link || !p.pending.empty() || len > p.link->eager)
     return false;
-  MatchHdr h{};
-  h.type = MsgType::kEager;
-  h.tag = tag;
-  h.ctx = ctx;
-  h.src_slot = self_.slot;
-  h.src_inc = self_.incarnation;
-  h.epoch = epoch_;
-  h.dst_inc = p.inc;
-  h.len = len;
-  h.sreq = 0;  // no request: nothing answers a standard EAGER (spec/wire-p2p.md)
+  MatchHdr h = match_envelope(MsgType::kEager, tag, ctx, self_, epoch_, p.inc, len);
+  // sreq stays 0: no request, and nothing answers a standard EAGER (spec/wire-p2p.md).
   h.seq = p.send_seq + 1;
   transport::Payload pl;
   pl.len = len;
@@ -38,7 +30,7 @@ bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, 
 }
 
 bool Engine::recv_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, void* data, uint64_t cap,
-                      RecvNow* out) {
+                      MessageStatus* out) {
   if (module_) return false;
   int32_t slot = kAnySlot;
   if (peer_rank != kAnySource) {
@@ -57,12 +49,7 @@ bool Engine::recv_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, 
   out->err = h.len > cap ? Err::kTruncate : Err::kOk;  // never write past the user's buffer
   out->bytes = h.len > cap ? cap : h.len;
   if (out->bytes) std::memcpy(data, u->payload.data(), out->bytes);
-  if (h.flags & kFlagSync) {
-    CtlHdr ack{};
-    ack.type = MsgType::kAck;
-    ack.sreq = h.sreq;
-    send_ctl(h.src_slot, ack);
-  }
+  ack_sync(h);
   match_.free_unexpected(u);
   return true;
 }

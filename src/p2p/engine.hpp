@@ -72,20 +72,15 @@ struct RecoveryInstall {
   comm::GroupRef old_world;            // its membership before the round
 };
 
-// What Engine::recv_now delivered (what MPI_Status reports).
-struct RecvNow {
+// A message as MPI_Status reports it: what a probe found, or what recv_now
+// delivered.
+struct MessageStatus {
   int source = 0;
   int tag = 0;
   uint64_t bytes = 0;
-  Err err = Err::kOk;  // kTruncate: the message was longer than the buffer
-};
-
-// What a probe found.
-struct ProbeResult {
-  int source = 0;
-  int tag = 0;
-  uint64_t bytes = 0;
-  Err err = Err::kOk;  // kOther: the named source has failed and nothing of it is queued
+  // Probe: kOther when the named source has failed and nothing of it is
+  // queued. recv_now: kTruncate when the message was longer than the buffer.
+  Err err = Err::kOk;
 };
 
 class Engine final : public rte::EventSink {
@@ -158,7 +153,7 @@ class Engine final : public rte::EventSink {
   // start_send / start_recv for the same case.
   bool send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, const void* data, uint64_t len);
   bool recv_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, void* data, uint64_t cap,
-                RecvNow* out);
+                MessageStatus* out);
   // Shorthands for internal users (collectives, FT protocols): build and
   // start a request on context `ctx` of communicator `c`.
   // through_rings: a large message goes through the shared-memory rings in
@@ -188,7 +183,7 @@ class Engine final : public rte::EventSink {
   // either a cancelled send that never delivers or a normal completion.
   // Works on the user request of a buffered send too (see SendMode).
   void cancel(Request* r);
-  bool iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, ProbeResult* out);
+  bool iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, MessageStatus* out);
   // An internal user (a collective that stopped) gives up on `r`: the engine
   // releases it when it completes, and MPI_Finalize does not wait for it. A
   // send the receiver has not matched is withdrawn (cancel protocol: never
@@ -374,6 +369,8 @@ class Engine final : public rte::EventSink {
   // copy now names the re-executed send (true), to be acknowledged at its match.
   bool rebind_duplicate(const MatchHdr& h);
   void hide_failure(int32_t slot);
+  // Acknowledges a synchronous-mode EAGER to its sender once it matched.
+  inline void ack_sync(const MatchHdr& h);  // engine_state.hpp
   // Cancels pending towards a slot whose failure was hidden ask its new
   // incarnation, naming the copy of their message that goes to it again.
   void resend_cancels(int32_t slot);

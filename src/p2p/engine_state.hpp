@@ -80,4 +80,17 @@ struct Engine::Unclaimed {
 
 inline Engine::Peer& Engine::peer(int32_t slot) { return peers_[static_cast<size_t>(slot)]; }
 
+// Inline: both receive paths (recv.cpp, direct.cpp) run it per message.
+inline void Engine::ack_sync(const MatchHdr& h) {
+  // A synchronous message of a dead incarnation (failure hidden by a module)
+  // is acknowledged to its next one when that one sends it again
+  // (rebind_duplicate): the dead one's request id means nothing there.
+  if ((h.flags & kFlagSync) && (!module_ || h.src_inc == peer(h.src_slot).inc)) {
+    CtlHdr ack{};
+    ack.type = MsgType::kAck;
+    ack.sreq = h.sreq;
+    send_ctl(h.src_slot, ack);
+  }
+}
+
 }  // namespace ftmpi::p2p

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "base/proc_id.hpp"
 #include "p2p/typed_buffer.hpp"
 #include "p2p/wire.hpp"
 #include "transport/transport.hpp"
@@ -27,6 +28,23 @@ inline transport::Payload payload_of(TypedBuffer& data, uint64_t offset, uint64_
   p.source = &data;
   p.offset = offset;
   return p;
+}
+
+// What every match header says of its message: kind, tag and context, the
+// sender (and its epoch), the incarnation it is meant for, its length.
+// Sequence number, request id, flags and checksum are the caller's.
+inline MatchHdr match_envelope(MsgType t, int32_t tag, uint64_t ctx, ProcId self, uint32_t epoch, uint32_t dst_inc,
+                               uint64_t len) {
+  MatchHdr h{};
+  h.type = t;
+  h.tag = tag;
+  h.ctx = ctx;
+  h.src_slot = self.slot;
+  h.src_inc = self.incarnation;
+  h.epoch = epoch;
+  h.dst_inc = dst_inc;
+  h.len = len;
+  return h;
 }
 
 // EAGER: the match header and the whole message (h.len bytes of data).

@@ -142,15 +142,7 @@ void Engine::match_unexpected(Request* r, Unexpected* u) {
 void Engine::deliver_eager(Request* r, const MatchHdr& h, const uint8_t* payload, size_t plen) {
   set_recv_status(r, h);
   if (r->st_bytes) r->data.unpack(0, payload, r->st_bytes);
-  // A synchronous message of a dead incarnation (failure hidden by a module)
-  // is acknowledged to its next one when that one sends it again
-  // (rebind_duplicate): the dead one's request id means nothing there.
-  if ((h.flags & kFlagSync) && (!module_ || h.src_inc == peer(h.src_slot).inc)) {
-    CtlHdr ack{};
-    ack.type = MsgType::kAck;
-    ack.sreq = h.sreq;
-    send_ctl(h.src_slot, ack);
-  }
+  ack_sync(h);
   complete(r);
 }
 
@@ -267,7 +259,7 @@ void Engine::on_data(const CtlHdr& c, const uint8_t* payload, size_t plen) {
   if (r->done_bytes >= r->st_bytes) complete(r);
 }
 
-bool Engine::iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, ProbeResult* out) {
+bool Engine::iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, MessageStatus* out) {
   progress();
   int32_t slot = kAnySlot;
   if (source == kProcNull) {

@@ -11,16 +11,8 @@
 namespace ftmpi::p2p {
 namespace {
 MatchHdr make_match(const Request& r, MsgType t, ProcId self, uint32_t epoch, uint32_t dst_inc, uint64_t len) {
-  MatchHdr h{};
-  h.type = t;
+  MatchHdr h = match_envelope(t, r.tag, r.ctx, self, epoch, dst_inc, len);
   h.flags = r.mode == SendMode::kSync ? kFlagSync : 0;
-  h.tag = r.tag;
-  h.ctx = r.ctx;
-  h.src_slot = self.slot;
-  h.src_inc = self.incarnation;
-  h.epoch = epoch;
-  h.dst_inc = dst_inc;
-  h.len = len;
   h.sreq = r.id;
   h.seq = r.seq;
   h.sum = r.sum;

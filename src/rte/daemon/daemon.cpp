@@ -424,8 +424,7 @@ void Daemon::on_started(LocalRank& r) {
     m.image_of = ProcId{r.id.slot, 0};
     m.number = restoring->second.number;
     m.store = ckpt_store_;
-    auto died = died_at_ns_.find(r.id.slot);
-    m.wake_ns = died != died_at_ns_.end() ? now_ns() - died->second : 0;
+    m.wake_ns = ns_since_death(r.id.slot);
   } else {
     return;
   }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "base/auth.hpp"
+#include "base/clock.hpp"
 #include "rte/common/connection.hpp"
 #include "rte/common/event_loop.hpp"
 #include "rte/daemon/ckpt_server.hpp"
@@ -272,6 +273,11 @@ class Daemon : public RankListener, public LeaderOutput {
   };
   std::map<int32_t, Woken> woken_;         // by slot, until on_started tells the launcher
   std::map<int32_t, uint64_t> died_at_ns_;  // by slot: when its last death was seen
+  // Since the slot's last death seen here (0: none seen, e.g. adopted).
+  uint64_t ns_since_death(int32_t slot) const {
+    auto died = died_at_ns_.find(slot);
+    return died != died_at_ns_.end() ? now_ns() - died->second : 0;
+  }
   // Stores (buddy, disk): this daemon's checkpoint server, the job's store,
   // the datagram socket on which frozen copies report, the notes waiting for
   // those reports (by image pid), reports that came before their CKPT_DONE,

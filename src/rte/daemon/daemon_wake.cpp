@@ -161,8 +161,7 @@ pid_t Daemon::wake_image(const LocalRank& r, const ChildFds& fds) {
   fd::close_quietly(img.pidfd);
   images_.erase(pid);
   latest_image_.erase(latest);
-  auto died = died_at_ns_.find(r.id.slot);
-  const uint64_t took = died != died_at_ns_.end() ? now_ns() - died->second : 0;
+  const uint64_t took = ns_since_death(r.id.slot);
   woken_[r.id.slot] = Woken{owner, number, took, skipped};
   FTMPI_LOG(kInfo, "ftmpid", "rank %d restarts from its local image %llu (pid %d), %.1f ms after its death",
             r.id.slot, static_cast<unsigned long long>(number), static_cast<int>(pid), static_cast<double>(took) / 1e6);

@@ -127,13 +127,13 @@ void Launcher::on_ckpt_woken(const proto::CkptWoken& m) {
   record(e, m.wall_ns);
   char ms[32];
   std::snprintf(ms, sizeof ms, "%.1f", static_cast<double>(m.wake_ns) / 1e6);
+  const std::string line = "ftmpirun: rank " + std::to_string(m.who.slot) + " restarts from checkpoint " +
+                           std::to_string(m.number);
   if (local)
-    say("ftmpirun: rank " + std::to_string(m.who.slot) + " restarts from checkpoint " + std::to_string(m.number) +
-        " (local image of incarnation " + std::to_string(m.image_of.incarnation) + ", running again " + ms +
+    say(line + " (local image of incarnation " + std::to_string(m.image_of.incarnation) + ", running again " + ms +
         " ms after its death; " + std::to_string(m.skipped) + " messages it had need no replay)");
   else
-    say("ftmpirun: rank " + std::to_string(m.who.slot) + " restarts from checkpoint " + std::to_string(m.number) +
-        " (" + ckpt_store_name(m.store) + " image, restorer started " + ms + " ms after its death)");
+    say(line + " (" + ckpt_store_name(m.store) + " image, restorer started " + ms + " ms after its death)");
   if (!known)
     FTMPI_LOG(kWarn, "ftmpirun", "rank %d: no output position for checkpoint %llu; its output may repeat",
               m.who.slot, static_cast<unsigned long long>(m.number));
