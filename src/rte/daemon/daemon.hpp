@@ -33,6 +33,7 @@
 #include "rte/daemon/local_ranks.hpp"
 #include "rte/daemon/topology.hpp"
 #include "rte/proto/ckpt_messages.hpp"
+#include "rte/proto/gc_messages.hpp"
 #include "rte/proto/rank_messages.hpp"
 #include "rte/proto/runtime_messages.hpp"
 #include "rte/proto/tree_messages.hpp"
@@ -134,6 +135,13 @@ class Daemon : public RankListener, public LeaderOutput {
   void drop_images_of(int32_t slot);
   void drop_all_images();
   void on_image_exit(pid_t pid);
+
+  // ---- transparent mode: garbage collection after a checkpoint (daemon_gc.cpp) ----
+  void ckpt_kept(const LocalRank& r, const proto::CkptFacts& f);
+  void on_ckpt_kept_down(const proto::CkptKeptDown& m);
+  // A restart of `who` from the program's start: true (and the leader is
+  // asked to end the job) if garbage collection made that incorrect.
+  bool refuse_restart_from_start(const ProcId& who);
 
   // ---- transparent mode: restarts and the event logger (daemon_event_log.cpp) ----
   void on_det_log(LocalRank& r, const proto::DetLog& m);

@@ -22,6 +22,7 @@ void Daemon::on_ckpt_order(const proto::CkptOrder& m) {
   LocalRank* r = ranks_.find(m.slot);
   if (r && r->running() && r->booted && r->ctrl && !r->fence_entered && state_.transparent()) {
     r->ckpt_ordered = m.number;
+    r->ckpt_collect = m.collect != 0;
     r->ctrl->send(proto::CkptRequest{m.number});
     return;
   }
@@ -61,6 +62,7 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
       auto it = latest_image_.find(r.id.slot);
       if (it != latest_image_.end()) drop_image(it->second);
       latest_image_[r.id.slot] = pid;
+      if (r.ckpt_collect) ckpt_kept(r, n.facts);  // garbage collection may start (daemon_gc.cpp)
     }
   }
   // What the rank wrote before the fork reaches the launcher before the

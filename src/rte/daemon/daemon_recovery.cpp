@@ -51,7 +51,9 @@ void Daemon::on_respawn(const proto::Respawn& m) {
   if (m.host != args_.host || terminating_) return;
   LocalRank* r = ranks_.find(m.who.slot);
   if (!r && state_.current(m.who) && state_.alive(m.who.slot)) {
-    // Its host is lost: the slot moves here (the next live host in order).
+    // Its host is lost: the slot moves here (the next live host in order),
+    // from the program's start: its local image was on that host.
+    if (refuse_restart_from_start(m.who)) return;
     FTMPI_LOG(kInfo, "ftmpid", "adopting rank %d (incarnation %u) from a lost host", m.who.slot,
               m.who.incarnation);
     ranks_.adopt(m.who);

@@ -49,7 +49,7 @@ void Launcher::order_checkpoint(int32_t slot) {
     ckpt_->sched.completed(slot, false, 0, now_ns());
     return;
   }
-  d->conn->send(proto::CkptOrder{slot, number});
+  d->conn->send(proto::CkptOrder{slot, number, static_cast<uint8_t>(opts_.ckpt.gc ? 1 : 0)});
   record(TimelineEvent("ckpt_order").add("rank", slot).add("number", number));
   s.timeout = loop_.after_ms(kOrderTimeoutMs, [this, slot, number] {
     CkptState::Slot& x = ckpt_->slots[static_cast<size_t>(slot)];
