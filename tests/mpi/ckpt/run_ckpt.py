@@ -18,7 +18,9 @@ that
 Restarts from local images (spec/checkpoint-protocol.md §5):
   --kill-after R@ckpt=N[+image]  SIGKILL rank R once the timeline shows N
                                  checkpoints of it (+image: its latest image
-                                 first, so the restart must begin at the start)
+                                 first, so the restart must begin at the start;
+                                 +stop-image: SIGSTOP the image first, so that
+                                 it cannot answer its wake-up)
   --kill-after R,S@ckpt=N        the same for several ranks at once (each with
                                  N checkpoints)
   --kill-after R@woken=K         SIGKILL rank R as soon as it restarted from an
@@ -62,11 +64,12 @@ def timeline(path):
 
 
 def parse_kill(spec):
-    m = re.fullmatch(r"(\d+(?:,\d+)*)@(ckpt|woken)=(\d+)(\+image)?", spec)
+    m = re.fullmatch(r"(\d+(?:,\d+)*)@(ckpt|woken)=(\d+)(\+image|\+stop-image)?", spec)
     if not m or (m.group(2) == "woken" and m.group(4)):
         raise SystemExit("bad --kill-after %r" % spec)
+    image = {None: None, "+image": signal.SIGKILL, "+stop-image": signal.SIGSTOP}[m.group(4)]
     return {"ranks": [int(x) for x in m.group(1).split(",")], "on": m.group(2), "n": int(m.group(3)),
-            "image": bool(m.group(4)), "done": False}
+            "image": image, "done": False}
 
 
 def run_killing(cmd, env, timeout, tl, kills):
@@ -98,7 +101,7 @@ def run_killing(cmd, env, timeout, tl, kills):
                     ck = [e for e in ev if e["event"] == "checkpoint" and e["rank"] == r]
                     if k["image"] and ck:
                         try:
-                            os.kill(ck[-1]["image_pid"], signal.SIGKILL)
+                            os.kill(ck[-1]["image_pid"], k["image"])
                         except ProcessLookupError:
                             pass
                 for r in k["ranks"]:
