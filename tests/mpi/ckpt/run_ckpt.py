@@ -49,9 +49,24 @@ import tempfile
 import time
 
 
-def run(cmd, env, timeout):
+def timed_out(cmd, timeout, out, err, tl=None):
+    """A run that did not end: what it had done, to tell slow from stuck."""
+    ev = timeline(tl) if tl else []
+    ck = len([e for e in ev if e["event"] == "checkpoint"])
+    last = ev[-1] if ev else None
+    err = "".join(l for l in err.splitlines(True) if not re.match(r"ftmpirun: checkpoint \d+ of rank", l))
+    fail("%s did not end within %.0f s (load %.1f; %d checkpoints in the timeline, last event %r; "
+         "checkpoint lines left out below)" % (os.path.basename(cmd[0]), timeout, os.getloadavg()[0], ck, last),
+         out, err)
+
+
+def run(cmd, env, timeout, tl=None):
     t0 = time.monotonic()
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    try:
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        timed_out(cmd, timeout, (e.stdout or b"").decode(errors="replace"), (e.stderr or b"").decode(errors="replace"),
+                  tl)
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"), time.monotonic() - t0
 
 
@@ -82,7 +97,9 @@ def run_killing(cmd, env, timeout, tl, kills):
             if time.monotonic() - t0 > timeout:
                 p.kill()
                 p.wait()
-                raise subprocess.TimeoutExpired(cmd, timeout)
+                fo.seek(0)
+                fe.seek(0)
+                timed_out(cmd, timeout, fo.read().decode(errors="replace"), fe.read().decode(errors="replace"), tl)
             ev = timeline(tl)
             for k in kills:
                 if k["done"]:
@@ -201,7 +218,7 @@ def main():
             if len(fired) != want:
                 fail("only %d of %d kills fired: %r" % (len(fired), want, fired), out, err)
         else:
-            code, out, err, t_run = run(args, env, a.timeout)
+            code, out, err, t_run = run(args, env, a.timeout, tl)
         if a.expect_end is not None:
             if code == 0:
                 fail("the run with checkpoints exited 0; expected it to end with %r" % a.expect_end, out, err)
