@@ -10,6 +10,7 @@
 // (daemon_wake.cpp).
 #include <signal.h>
 #include <sys/epoll.h>
+#include <unistd.h>
 
 #include "base/fd.hpp"
 #include "base/log.hpp"
@@ -53,6 +54,10 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
       n.facts.ok = 0;
       n.facts.why = "the image is not a child of its daemon";
     } else {
+      // Out of the rank's process group now: the image moves itself only
+      // when it gets to run, and a rank that dies before that takes its
+      // group (and so its image) with it (LocalRanks::on_pidfd).
+      ::setpgid(pid, pid);
       uint64_t received = 0;
       for (uint64_t x : m.facts.received) received += x;
       ImageProc img{r.id, static_cast<pid_t>(r.hello_pid), received, m.facts.number, pid, pfd, 0};
