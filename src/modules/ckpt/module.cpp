@@ -63,6 +63,7 @@ Module::~Module() { logging_.set_checkpoint_hook(nullptr); }
 
 void Module::on_progress() {
   if ((++tick_ & 255) == 0) report_figures(now_ns());
+  if (client_.checkpoint_kept() != kept_) collect(client_.checkpoint_kept());
   const uint64_t number = client_.checkpoint_wanted();
   if (number == 0) return;
   if (!engine_.quiescent() || !logging_.ready_for_checkpoint()) return;
@@ -107,7 +108,10 @@ void Module::take(uint64_t number) {
     pause();
   }
   f.pause_ns = now_ns() - t0;
-  if (f.ok) messages(sent_at_ckpt_, received_at_ckpt_);
+  if (f.ok) {
+    messages(sent_at_ckpt_, received_at_ckpt_);
+    unkept_[number] = f.received;
+  }
   client_.report_checkpoint(f);
   FTMPI_LOG(kDebug, "ckpt", "checkpoint %llu: image pid %d, fork %.3f ms, %llu bytes resident",
             static_cast<unsigned long long>(number), static_cast<int>(img.pid),
@@ -141,6 +145,15 @@ void Module::resume_restored() {
   wake_up(ctrl);
 }
 
+void Module::collect(uint64_t kept) {
+  kept_ = kept;
+  auto it = unkept_.find(kept);
+  // Not ours (a number this incarnation did not take): nothing to tell.
+  if (it != unkept_.end()) logging_.checkpoint_kept(it->second);
+  // Older images are gone now; their received numbers are below these.
+  unkept_.erase(unkept_.begin(), unkept_.upper_bound(kept));
+}
+
 void Module::messages(uint64_t& sent, uint64_t& received) const {
   const logging::Logger& lg = logging_.logger();
   sent = received = 0;
@@ -157,6 +170,7 @@ void Module::report_figures(uint64_t now) {
   figures_bytes_ = log.bytes();
   rte::proto::LogFigures fig;
   fig.log_bytes = log.bytes();
+  fig.reclaimed = logging_.logger().reclaimed();
   fig.held_for.resize(static_cast<size_t>(engine_.world_size()));
   for (int s = 0; s < engine_.world_size(); ++s) {
     uint64_t b = 0;

@@ -6,11 +6,16 @@
 // also reports the sender log's figures now and then (the runtime's
 // log-size trigger and memory report).
 //
+// Garbage collection: once the runtime says it holds an image (CKPT_KEPT),
+// the receive state that image had goes to the senders (logging's COLLECT).
+//
 // Safe point: the end of a progress pass (never inside a transport poll),
 // no transfer of this process in progress (Engine::quiescent), not
 // replaying, every determinant acknowledged by the event logger.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <vector>
 
 #include "modules/ckpt/local_image.hpp"
 #include "modules/logging/module.hpp"
@@ -35,6 +40,7 @@ class Module final : public logging::CheckpointHook, public RestoredHook {
   void wake_up(int ctrl_fd);  // in the woken image
   void report_figures(uint64_t now);
   void messages(uint64_t& sent, uint64_t& received) const;  // over all channels, ever
+  void collect(uint64_t kept);
 
   p2p::Engine& engine_;
   rte::Client& client_;
@@ -48,6 +54,10 @@ class Module final : public logging::CheckpointHook, public RestoredHook {
   uint64_t kill_at_ckpt_ = 0;  // FTMPI_INJECT_CKPT_KILL (tests), first incarnation only
   uint64_t taken_ = 0;         // checkpoints this incarnation forked
   StoreTarget store_;          // where the frozen copy also writes its image
+  // Per checkpoint reported and not yet held by the runtime: what its image
+  // had received from each slot.
+  std::map<uint64_t, std::vector<uint64_t>> unkept_;
+  uint64_t kept_ = 0;  // the last CKPT_KEPT acted on
 };
 
 }  // namespace ftmpi::ckpt

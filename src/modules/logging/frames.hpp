@@ -10,6 +10,10 @@
 //   DONE    the sender is in MPI_Finalize. Nobody leaves before every
 //           process's current incarnation said DONE: until then a peer may
 //           die and need our log.
+//   COLLECT garbage collection (spec/checkpoint-protocol.md §5): from a
+//           process whose checkpoint the runtime holds, "my image accepted
+//           your messages up to `upto`": the receiver of the frame drops
+//           them from its log for the sender.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +21,7 @@
 
 namespace ftmpi::logging {
 
-enum class FrameKind : uint8_t { kResent = 1, kDone = 2 };
+enum class FrameKind : uint8_t { kResent = 1, kDone = 2, kCollect = 3 };
 
 struct Resent {
   uint64_t upto = 0;
@@ -26,6 +30,13 @@ struct Resent {
 std::vector<uint8_t> encode(const Resent& r);
 bool decode(const uint8_t* p, size_t n, Resent& out);
 std::vector<uint8_t> encode_done();
+
+struct Collect {
+  uint64_t upto = 0;
+};
+
+std::vector<uint8_t> encode(const Collect& c);
+bool decode(const uint8_t* p, size_t n, Collect& out);
 uint8_t frame_kind(const uint8_t* p, size_t n);  // 0: empty
 
 }  // namespace ftmpi::logging

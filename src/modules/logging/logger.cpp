@@ -19,7 +19,8 @@ Logger::Logger(Wire& wire, int32_t self_slot, int32_t world_size, uint64_t log_l
       resent_upto_(static_cast<size_t>(world_size), -1),
       done_(static_cast<size_t>(world_size), false),
       withdrawn_(static_cast<size_t>(world_size)),
-      announced_(static_cast<size_t>(world_size), 0) {}
+      announced_(static_cast<size_t>(world_size), 0),
+      collect_upto_(static_cast<size_t>(world_size), 0) {}
 
 void Logger::diverged(const std::string& what) {
   wire_.fatal("rank " + std::to_string(self_) + ": replay diverged (" + what + "): " + kNotDeterministic);
@@ -156,6 +157,18 @@ void Logger::peer_back(int32_t slot) {
   wire_.send_frame(slot, encode(Resent{announced_[static_cast<size_t>(slot)]}));
   // Already in MPI_Finalize: the new incarnation must hear it too.
   if (done_[static_cast<size_t>(self_)]) wire_.send_frame(slot, encode_done());
+  // Its new log for us holds again what our checkpoint already accepted
+  // (a restart from the start re-logs it all).
+  if (collect_upto_[static_cast<size_t>(slot)] > 0)
+    wire_.send_frame(slot, encode(Collect{collect_upto_[static_cast<size_t>(slot)]}));
+}
+
+void Logger::checkpoint_kept(const std::vector<uint64_t>& received) {
+  for (size_t s = 0; s < received.size() && s < collect_upto_.size(); ++s) {
+    if (static_cast<int32_t>(s) == self_ || received[s] <= collect_upto_[s]) continue;
+    collect_upto_[s] = received[s];
+    wire_.send_frame(static_cast<int32_t>(s), encode(Collect{received[s]}));
+  }
 }
 
 void Logger::withdrawn(int32_t dst, uint64_t seq) {
@@ -183,6 +196,14 @@ void Logger::on_frame(int32_t from, const uint8_t* p, size_t n) {
   if (from < 0 || static_cast<size_t>(from) >= resent_upto_.size()) return;
   if (frame_kind(p, n) == static_cast<uint8_t>(FrameKind::kDone)) {
     done_[static_cast<size_t>(from)] = true;
+    return;
+  }
+  if (frame_kind(p, n) == static_cast<uint8_t>(FrameKind::kCollect)) {
+    Collect c;
+    // Its checkpoint holds our messages up to there: a restart of `from`
+    // begins at that image, never before it (the runtime ends the job
+    // rather than restart it from the start once this happened).
+    if (decode(p, n, c) && c.upto > 0) reclaimed_ += log_.drop_before(from, c.upto + 1);
     return;
   }
   Resent r;

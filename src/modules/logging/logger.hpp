@@ -114,6 +114,14 @@ class Logger {
   void announce_done();
   bool all_done() const;
 
+  // --- garbage collection (spec/checkpoint-protocol.md §5) ---
+  // The runtime holds a checkpoint of this process whose image accepted
+  // `received[s]` messages from each slot s: tell each sender it may drop
+  // them (COLLECT). Only ever called for a complete checkpoint.
+  void checkpoint_kept(const std::vector<uint64_t>& received);
+  // Payload bytes dropped from our log at the receivers' word, ever.
+  uint64_t reclaimed() const { return reclaimed_; }
+
   const SenderLog& log() const { return log_; }
   const InChannels& inbound() const { return in_; }
   const LoggerStats& stats() const { return stats_; }
@@ -147,6 +155,8 @@ class Logger {
   std::vector<uint64_t> announced_;
   // The highest logged message below `below` to `dst` not withdrawn (0: none).
   uint64_t last_to_deliver(int32_t dst, uint64_t below) const;
+  std::vector<uint64_t> collect_upto_;  // per slot: the last COLLECT we sent it
+  uint64_t reclaimed_ = 0;
   bool replay_ = false;
   LoggerStats stats_;
   std::vector<uint8_t> batch_;  // the batch being flushed

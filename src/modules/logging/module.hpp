@@ -80,6 +80,9 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   // replay, and only with every determinant acknowledged: determinants
   // not yet flushed are flushed now, so that a later call says yes.
   bool ready_for_checkpoint();
+  // The runtime holds a checkpoint whose image accepted `received[s]`
+  // messages from each slot s: the senders may drop them.
+  void checkpoint_kept(const std::vector<uint64_t>& received) { logger_.checkpoint_kept(received); }
 
  private:
   // Wire

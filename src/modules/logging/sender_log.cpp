@@ -175,15 +175,17 @@ void SenderLog::retire(Chunk& c) {
   c.base = nullptr;
 }
 
-void SenderLog::drop_before(int32_t dst, uint64_t seq) {
-  if (dst < 0 || static_cast<size_t>(dst) >= chans_.size()) return;
+uint64_t SenderLog::drop_before(int32_t dst, uint64_t seq) {
+  if (dst < 0 || static_cast<size_t>(dst) >= chans_.size()) return 0;
   Channel& c = chans_[static_cast<size_t>(dst)];
+  const uint64_t before = bytes_;
   while (c.head < c.index.size() && c.index[c.head]->seq < seq) release(*c.index[c.head++]);
   // Forget the dropped pointers once they are most of the index.
   if (c.head > 1024 && c.head * 2 > c.index.size()) {
     c.index.erase(c.index.begin(), c.index.begin() + static_cast<std::ptrdiff_t>(c.head));
     c.head = 0;
   }
+  return before - bytes_;
 }
 
 }  // namespace ftmpi::logging

@@ -71,8 +71,10 @@ class SenderLog {
     for (size_t i = c.head; i < c.index.size(); ++i)
       if (c.index[i]->seq >= from) fn(*c.index[i]);
   }
-  // Garbage collection: forgets dst's entries with sequence number < seq.
-  void drop_before(int32_t dst, uint64_t seq);
+  // Garbage collection: forgets dst's entries with sequence number < seq
+  // and returns their payload bytes. A chunk left empty becomes the spare
+  // (or is unmapped), so the arena shrinks with the log.
+  uint64_t drop_before(int32_t dst, uint64_t seq);
 
   uint64_t bytes() const { return bytes_; }        // payload bytes logged
   uint64_t limit() const { return limit_; }

@@ -14,6 +14,7 @@
 #include "base/fd.hpp"
 #include "base/log.hpp"
 #include "rte/client/boot_backend.hpp"
+#include "rte/proto/gc_messages.hpp"
 #include "rte/proto/rank_messages.hpp"
 
 namespace ftmpi::rte {
@@ -151,6 +152,12 @@ bool Client::queue_notice(const Frame& f) {
     if (!proto::parse(f, m) || !modes_.transparent_mode()) lost_daemon("malformed CKPT_REQ");
     ckpt_wanted_ = m.number;  // a later order replaces one not taken yet
     ckpt_buddy_ = m.buddy;
+    return true;
+  }
+  if (f.type == static_cast<uint16_t>(MsgType::kCkptKept)) {
+    proto::CkptKept m;
+    if (!proto::parse(f, m) || !modes_.transparent_mode()) lost_daemon("malformed CKPT_KEPT");
+    if (m.number > ckpt_kept_) ckpt_kept_ = m.number;
     return true;
   }
   if (f.type == static_cast<uint16_t>(MsgType::kDetAck)) {

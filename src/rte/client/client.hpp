@@ -188,6 +188,10 @@ class Client {
   Err resume(int ctrl_fd, BootInfo& out);
   // The sender log's figures (log-size trigger, memory reports).
   void report_log(const proto::LogFigures& figures);
+  // The latest checkpoint of this incarnation the runtime holds and allows
+  // garbage collection for (CKPT_KEPT; 0: none yet). Set by poll() and by
+  // any blocking wait.
+  uint64_t checkpoint_kept() const { return ckpt_kept_; }
 
   // True between request_recovery() and the delivery of its answer.
   bool recovery_requested() const { return recovery_outstanding_; }
@@ -239,6 +243,7 @@ class Client {
   uint64_t ckpt_wanted_ = 0;  // CKPT_REQ not answered yet
   std::string ckpt_buddy_;    // ...and where its image goes (buddy store)
   auth::Secret secret_{};     // from BOOT
+  uint64_t ckpt_kept_ = 0;    // highest CKPT_KEPT
   proto::FrameReader reader_;
   std::deque<Pending> pending_;
   std::unique_ptr<BootBackend> ext_;  // booted without a daemon: everything goes there

@@ -328,6 +328,9 @@ void Daemon::from_leader(const proto::Frame& f) {
     case MsgType::kProcRestartedDown:
       ok = with_parsed<proto::ProcRestartedDown>(f, [&](auto& m) { on_proc_restarted(m); });
       break;
+    case MsgType::kCkptKeptDown:
+      ok = with_parsed<proto::CkptKeptDown>(f, [&](auto& m) { on_ckpt_kept_down(m); });
+      break;
     case MsgType::kDetWant:
       ok = with_parsed<proto::DetWant>(f, [&](auto& m) { on_det_want(m); });
       break;

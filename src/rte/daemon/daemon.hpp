@@ -35,6 +35,7 @@
 #include "rte/daemon/local_ranks.hpp"
 #include "rte/daemon/topology.hpp"
 #include "rte/proto/ckpt_messages.hpp"
+#include "rte/proto/gc_messages.hpp"
 #include "rte/proto/rank_messages.hpp"
 #include "rte/proto/runtime_messages.hpp"
 #include "rte/proto/tree_messages.hpp"
@@ -149,7 +150,7 @@ class Daemon : public RankListener, public LeaderOutput {
   // is lost), or this daemon's own on a one-host job; "" without the buddy store.
   std::string buddy_for_images() const;
   // CKPT_DONE of an image that is still being stored: its note waits.
-  bool hold_note_until_stored(pid_t image, const proto::CkptNote& note);
+  bool hold_note_until_stored(pid_t image, const proto::CkptNote& note, bool collect);
   void on_stored_datagram();
   void finish_stored(pid_t image, const proto::CkptStored* m, const std::string& error);
   // Before (re)spawning `who`: if no local image can serve and a stored one
@@ -160,6 +161,15 @@ class Daemon : public RankListener, public LeaderOutput {
   int fetch_from_buddy(int32_t slot, uint64_t& number, std::string& from);
   // The newest complete disk image of `slot` (path, number), or number 0.
   std::pair<std::string, uint64_t> newest_disk_image(int32_t slot) const;
+
+  // ---- transparent mode: garbage collection after a checkpoint (daemon_gc.cpp) ----
+  void ckpt_kept(const ProcId& who, const proto::CkptFacts& f);
+  void on_ckpt_kept_down(const proto::CkptKeptDown& m);
+  // A restart of `who` without a local image: true (and the leader is asked
+  // to end the job) if garbage collection made a start from the program's
+  // start incorrect and no stored image prepared for it (prepare_restore)
+  // covers what was collected.
+  bool refuse_restart_from_start(const ProcId& who);
 
   // ---- transparent mode: restarts and the event logger (daemon_event_log.cpp) ----
   void on_det_log(LocalRank& r, const proto::DetLog& m);
@@ -290,7 +300,7 @@ class Daemon : public RankListener, public LeaderOutput {
   uint64_t stored_watch_ = 0;
   struct HeldNote {
     proto::CkptNote note;
-    int32_t slot = 0;
+    bool collect = false;  // garbage collection follows once it is stored
   };
   std::map<pid_t, HeldNote> held_notes_;
   std::map<pid_t, proto::CkptStored> early_stored_;

@@ -25,6 +25,7 @@ void Daemon::on_ckpt_order(const proto::CkptOrder& m) {
   LocalRank* r = ranks_.find(m.slot);
   if (r && r->running() && r->booted && r->ctrl && !r->fence_entered && state_.transparent()) {
     r->ckpt_ordered = m.number;
+    r->ckpt_collect = m.collect != 0;
     r->ctrl->send(proto::CkptRequest{m.number, buddy_for_images()});
     return;
   }
@@ -75,12 +76,15 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
   const auto pid = static_cast<pid_t>(m.facts.image_pid);
   // Buddy or disk: the note, and the drop of the previous image, wait for
   // the copy's report that the image is stored.
-  if (n.facts.ok && hold_note_until_stored(pid, n)) return;
+  // Garbage collection too: a restart after a host loss needs the stored
+  // image once the senders dropped what a start from scratch needs.
+  if (n.facts.ok && hold_note_until_stored(pid, n, r.ckpt_collect)) return;
   if (n.facts.ok) {
     // The previous image goes only now that this one is complete.
     auto it = latest_image_.find(r.id.slot);
     if (it != latest_image_.end()) drop_image(it->second);
     latest_image_[r.id.slot] = pid;
+    if (r.ckpt_collect) ckpt_kept(r.id, n.facts);  // garbage collection may start (daemon_gc.cpp)
   }
   to_launcher(proto::make_frame(n));
 }

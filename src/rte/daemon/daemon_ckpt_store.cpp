@@ -102,9 +102,9 @@ std::string Daemon::buddy_for_images() const {
   return "";
 }
 
-bool Daemon::hold_note_until_stored(pid_t image, const proto::CkptNote& note) {
+bool Daemon::hold_note_until_stored(pid_t image, const proto::CkptNote& note, bool collect) {
   if (ckpt_store_ == CkptFacts::kStoreLocal) return false;
-  held_notes_[image] = HeldNote{note, note.who.slot};
+  held_notes_[image] = HeldNote{note, collect};
   held_notes_[image].note.facts.store = ckpt_store_;
   auto early = early_stored_.find(image);
   if (early != early_stored_.end()) {
@@ -154,6 +154,7 @@ void Daemon::finish_stored(pid_t image, const proto::CkptStored* m, const std::s
   auto it = held_notes_.find(image);
   if (it == held_notes_.end()) return;
   proto::CkptNote n = it->second.note;
+  const bool collect = it->second.collect;
   held_notes_.erase(it);
   CkptFacts& f = n.facts;
   if (m) {
@@ -176,6 +177,10 @@ void Daemon::finish_stored(pid_t image, const proto::CkptStored* m, const std::s
     if (latest != latest_image_.end() && latest->second != image) drop_image(latest->second);
     latest_image_[slot] = image;
   }
+  // Only a stored image lets the senders drop their logs: the local one
+  // dies with its host, and a failed store leaves the last stored image
+  // older than this checkpoint.
+  if (collect && f.store_error.empty()) ckpt_kept(n.who, f);
   n.wall_ns = wall_clock_ns();
   to_launcher(proto::make_frame(n));
 }

@@ -51,10 +51,13 @@ void Daemon::on_respawn(const proto::Respawn& m) {
   if (m.host != args_.host || terminating_) return;
   LocalRank* r = ranks_.find(m.who.slot);
   if (!r && state_.current(m.who) && state_.alive(m.who.slot)) {
-    // Its host is lost: the slot moves here (the next live host in order).
+    // Its host is lost: the slot moves here (the next live host in order),
+    // from a stored image if there is one (its local image was on that
+    // host), else from the program's start.
+    prepare_restore(m.who, nullptr);
+    if (refuse_restart_from_start(m.who)) return;
     FTMPI_LOG(kInfo, "ftmpid", "adopting rank %d (incarnation %u) from a lost host", m.who.slot,
               m.who.incarnation);
-    prepare_restore(m.who, nullptr);
     ranks_.adopt(m.who);
     // Transparent mode: its determinants are on other hosts (the lost one's buddy).
     if (state_.transparent() && !det_complete_.count(m.who.slot)) want_determinants(m.who.slot);

@@ -88,10 +88,11 @@ bool wait_answer(int sock) {
 }  // namespace
 
 // The one place that decides how a dead slot of this host starts again.
-// From the program's start is correct only while every sender still holds
-// its whole log and the event logger every determinant (no garbage was
-// collected); where that is no longer so, this is where the job must end
-// instead.
+// Without a local image it is a stored image if prepare_restore found one,
+// else the program's start, which is correct only while every sender still
+// holds its whole log and the event logger every determinant (no garbage
+// was collected); where that is no longer so, restart_here ends the job
+// instead (refuse_restart_from_start).
 Daemon::RestartPlan Daemon::plan_restart(const LocalRank& r) const {
   if (state_.transparent() && latest_image_.count(r.id.slot)) return RestartPlan::kWakeImage;
   return RestartPlan::kFromStart;
@@ -102,8 +103,16 @@ void Daemon::restart_here(LocalRank& r, const ProcId& who) {
   // is one (daemon_ckpt_store.cpp); it keeps its own account of failures.
   if (r.exited) prepare_restore(who, &r);
   LocalRanks::Starter start;
-  if (plan_restart(r) == RestartPlan::kWakeImage)
-    start = [this](const LocalRank& x, const ChildFds& fds) { return wake_image(x, fds); };
+  if (plan_restart(r) == RestartPlan::kFromStart) {
+    if (refuse_restart_from_start(who)) return;  // garbage was collected (daemon_gc.cpp)
+  } else {
+    start = [this](const LocalRank& x, const ChildFds& fds) {
+      const pid_t pid = wake_image(x, fds);
+      // An image that cannot be woken leaves only the program's start.
+      if (pid < 0 && refuse_restart_from_start(x.id)) return LocalRanks::kNotStarted;
+      return pid;
+    };
+  }
   // Still awaiting while the old incarnation's end is reported (on_finished
   // must not find the host done); the new process keeps the slot open after.
   if (!ranks_.respawn(r, who, start)) {

@@ -14,6 +14,8 @@ const std::vector<proto::DetBatch> kNone;
 }  // namespace
 
 bool EventLog::add(int32_t slot, proto::DetBatch b) {
+  if (auto f = floors_.find(slot); f != floors_.end() && !before(proto::DetBatch{f->second.incarnation, f->second.batch, {}}, b))
+    return false;
   std::vector<proto::DetBatch>& v = slots_[slot];
   // Almost always appended: batches arrive in order.
   if (v.empty() || before(v.back(), b)) {
@@ -46,7 +48,24 @@ uint64_t EventLog::last_batch(int32_t slot, uint32_t incarnation) const {
     if (it->incarnation == incarnation) return it->batch;
     if (it->incarnation < incarnation) break;
   }
-  return 0;
+  auto f = floors_.find(slot);
+  return f != floors_.end() && f->second.incarnation == incarnation ? f->second.batch : 0;
+}
+
+size_t EventLog::drop_through(int32_t slot, uint32_t incarnation, uint64_t batch) {
+  const proto::DetBatch last{incarnation, batch, {}};
+  Floor& f = floors_[slot];
+  if (before(last, proto::DetBatch{f.incarnation, f.batch, {}})) return 0;  // an older checkpoint's word
+  f = Floor{incarnation, batch};
+  auto it = slots_.find(slot);
+  if (it == slots_.end()) return 0;
+  std::vector<proto::DetBatch>& v = it->second;
+  auto end = std::upper_bound(v.begin(), v.end(), last, before);
+  size_t dropped = 0;
+  for (auto b = v.begin(); b != end; ++b) dropped += b->data.size();
+  v.erase(v.begin(), end);
+  bytes_ -= dropped;
+  return dropped;
 }
 
 std::vector<int32_t> EventLog::slots() const {

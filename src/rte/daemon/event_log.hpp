@@ -16,8 +16,13 @@ namespace ftmpi::rte {
 
 class EventLog {
  public:
-  // False if that batch was held already (its content is not compared).
+  // False if that batch was held already (its content is not compared), or
+  // garbage collection dropped it.
   bool add(int32_t slot, proto::DetBatch b);
+  // Garbage collection: drops the slot's batches of incarnations before
+  // `incarnation` and those of `incarnation` up to `batch`; returns the
+  // data bytes dropped. last_batch() still counts the dropped ones.
+  size_t drop_through(int32_t slot, uint32_t incarnation, uint64_t batch);
   bool has(int32_t slot) const { return slots_.count(slot) > 0; }
   // Every batch of `slot`, in order (empty if none).
   const std::vector<proto::DetBatch>& batches(int32_t slot) const;
@@ -29,7 +34,12 @@ class EventLog {
   size_t bytes() const { return bytes_; }
 
  private:
+  struct Floor {  // the last batch garbage collection dropped
+    uint32_t incarnation = 0;
+    uint64_t batch = 0;
+  };
   std::map<int32_t, std::vector<proto::DetBatch>> slots_;
+  std::map<int32_t, Floor> floors_;
   size_t bytes_ = 0;
 };
 

@@ -16,6 +16,7 @@ void JobState::init(const proto::JobStart& job) {
     }
   }
   events_.clear();
+  collected_.assign(procs_.size(), 0);
 }
 
 bool JobState::apply_failure(const proto::ProcFailure& f) {

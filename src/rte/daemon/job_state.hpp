@@ -50,6 +50,22 @@ class JobState {
   uint32_t max_respawn() const { return max_respawn_; }
   int32_t count_alive() const;
 
+  // Garbage collection happened for `slot` (spec/checkpoint-protocol.md §5):
+  // its senders may have dropped messages and the event logger its
+  // determinants up to a checkpoint, so a restart of the slot from the
+  // program's start is no longer correct; only a restart from an image is.
+  // Set (for good) by CKPT_KEPT_DOWN, before anything is dropped. The
+  // number of the latest checkpoint of the slot that allowed it (0: none).
+  uint64_t collected(int32_t slot) const {
+    return valid_slot(slot) && collected_.size() > static_cast<size_t>(slot) ? collected_[static_cast<size_t>(slot)] : 0;
+  }
+  void mark_collected(int32_t slot, uint64_t number) {
+    if (!valid_slot(slot)) return;
+    collected_.resize(procs_.size(), 0);
+    uint64_t& c = collected_[static_cast<size_t>(slot)];
+    if (number > c) c = number;
+  }
+
   uint64_t next_seq() const { return events_.size() + 1; }
   uint64_t last_seq() const { return events_.size(); }
   // Applies a sequenced failure; false if it was applied before (replays are harmless).
@@ -76,6 +92,7 @@ class JobState {
   uint32_t epoch_ = 0;
   std::vector<ProcEntry> procs_;
   std::vector<proto::ProcFailure> events_;  // events_[i].seq == i + 1
+  std::vector<uint64_t> collected_;          // by slot: checkpoint number
 };
 
 }  // namespace ftmpi::rte

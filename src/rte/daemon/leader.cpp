@@ -46,6 +46,10 @@ bool Leader::on_frame(int32_t from_host, const proto::Frame& f) {
       return with_parsed<proto::RecoverUp>(f, [&](auto& m) { on_recover(from_host, m); });
     case MsgType::kReplayUp:
       return with_parsed<proto::ReplayUp>(f, [&](auto& m) { on_replay(from_host, m); });
+    case MsgType::kCkptKeptUp:
+      return with_parsed<proto::CkptKeptUp>(f, [&](auto& m) { on_ckpt_kept(from_host, m); });
+    case MsgType::kRestartRefusedUp:
+      return with_parsed<proto::RestartRefusedUp>(f, [&](auto& m) { on_restart_refused(from_host, m); });
     default:
       FTMPI_LOG(kWarn, "leader", "unexpected %s from host %d", proto::msg_name(f.type), from_host);
       return false;

@@ -20,6 +20,7 @@
 #include "rte/daemon/job_state.hpp"
 #include "rte/proto/event_log_messages.hpp"
 #include "rte/proto/frame.hpp"
+#include "rte/proto/gc_messages.hpp"
 #include "rte/proto/runtime_messages.hpp"
 #include "rte/proto/tree_messages.hpp"
 
@@ -104,6 +105,10 @@ class Leader {
   // count (FTMPI_MAX_RESPAWN counts failures without catching up); passed
   // to the launcher.
   void on_replay(int32_t from_host, const proto::ReplayUp& m);
+  // Garbage collection (spec/checkpoint-protocol.md §5): a daemon holds a
+  // checkpoint image; a collected slot cannot restart from the start.
+  void on_ckpt_kept(int32_t from_host, const proto::CkptKeptUp& m);
+  void on_restart_refused(int32_t from_host, const proto::RestartRefusedUp& m);
   void begin_round();
   void check_round();
   void complete_round();

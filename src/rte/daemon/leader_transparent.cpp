@@ -48,4 +48,19 @@ void Leader::on_replay(int32_t from_host, const proto::ReplayUp& m) {
   out_.to_launcher(proto::make_frame(note));
 }
 
+void Leader::on_ckpt_kept(int32_t from_host, const proto::CkptKeptUp& m) {
+  if (ending_ || !state_.transparent() || !state_.current(m.who) || !state_.alive(m.who.slot) ||
+      state_.proc(m.who.slot).host != from_host)
+    return;
+  // Marked here first: from now on the slot restarts from an image or not
+  // at all. Every daemon marks it too before it drops anything.
+  state_.mark_collected(m.who.slot, m.number);
+  out_.to_all_daemons(proto::make_frame(proto::CkptKeptDown{m.who, m.number, m.dets_acked}));
+}
+
+void Leader::on_restart_refused(int32_t from_host, const proto::RestartRefusedUp& m) {
+  if (!state_.current(m.who) || state_.proc(m.who.slot).host != from_host) return;
+  job_failed(m.why);
+}
+
 }  // namespace ftmpi::rte

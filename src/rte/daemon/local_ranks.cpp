@@ -165,7 +165,9 @@ void LocalRanks::spawn_one(LocalRank& r, const Launch& launch, const Starter& st
   std::string err = ok ? "" : std::string("cannot create fds: ") + std::strerror(errno);
   pid_t pid = -1;
   if (ok && start) pid = start(r, ChildFds{sv[1], inp[0], outp[1], errp[1]});
-  if (ok && pid < 0) {
+  const bool refused = ok && start && pid == kNotStarted;
+  if (refused) pid = -1;
+  if (ok && pid < 0 && !refused) {
     SpawnRequest req;
     req.argv.push_back(launch.program);
     req.argv.insert(req.argv.end(), launch.args.begin(), launch.args.end());
@@ -194,7 +196,7 @@ void LocalRanks::spawn_one(LocalRank& r, const Launch& launch, const Starter& st
   fd::close_quietly(restore_fd_);
   for (int* f : {&sv[1], &outp[1], &errp[1], &inp[0]}) fd::close_quietly(*f);
   if (pid < 0) {
-    FTMPI_LOG(kError, "ftmpid", "cannot start rank %d: %s", r.id.slot, err.c_str());
+    if (!refused) FTMPI_LOG(kError, "ftmpid", "cannot start rank %d: %s", r.id.slot, err.c_str());
     for (int* f : {&sv[0], &outp[0], &errp[0], &inp[1]}) fd::close_quietly(*f);
     r.exit = proto::ExitInfo{proto::ExitInfo::kExited, 127};
     loop_.defer([this, i] {

@@ -49,6 +49,7 @@ struct LocalRank {
   uint64_t notified_upto = 0;  // highest failure event seq passed to this rank
   uint64_t det_acked = 0;      // transparent mode: last determinant batch acknowledged to it
   uint64_t ckpt_ordered = 0;   // checkpoint asked of it and not reported yet
+  bool ckpt_collect = false;   // ...and garbage collection follows it
   proto::EndKind end = proto::EndKind::kNormal;
   Card card;
   // Process state, maintained by LocalRanks.
@@ -110,8 +111,10 @@ class LocalRanks {
  public:
   // Starts a rank's process some other way than fork/exec of the program
   // (a woken checkpoint image): its pid, a child of this daemon, or -1 to
-  // spawn the program after all.
+  // spawn the program after all, or kNotStarted: neither (a restart the
+  // runtime refused; the rank is reported as exited 127).
   using Starter = std::function<pid_t(const LocalRank& r, const ChildFds& fds)>;
+  static constexpr pid_t kNotStarted = 0;
 
   LocalRanks(EventLoop& loop, RankListener& listener);
   ~LocalRanks();

@@ -77,7 +77,8 @@ bool parse_ckpt_bytes(const std::string& v, uint64_t& bytes) {
 bool take_ckpt_option(const std::string& a, const std::string* next, CkptOptions& o, bool& used_next,
                       std::string& err) {
   static const char* const kNames[] = {"--ckpt-interval", "--ckpt-store",          "--ckpt-policy",
-                                       "--ckpt-log-trigger", "--ckpt-max-concurrent", "--mtbf"};
+                                       "--ckpt-log-trigger", "--ckpt-max-concurrent", "--ckpt-gc",
+                                       "--mtbf"};
   std::string name, v;
   used_next = false;
   if (a == "--ckpt-keep") {
@@ -141,6 +142,11 @@ bool take_ckpt_option(const std::string& a, const std::string* next, CkptOptions
         (n = std::strtoull(v.c_str(), nullptr, 10)) == 0)
       err = "--ckpt-max-concurrent needs a positive number";
     o.max_concurrent = static_cast<int>(n);
+  } else if (name == "--ckpt-gc") {
+    if (v == "on" || v == "off")
+      o.gc = v == "on";
+    else
+      err = "--ckpt-gc=" + shown(v, false) + " is not on or off";
   } else {  // --mtbf
     if (!parse_ckpt_duration(v, o.mtbf_ns) || o.mtbf_ns < 1'000'000'000)
       err = "--mtbf=" + shown(v, false) + " is not a duration of at least 1s; expected e.g. 2h, 45m or 90s";

@@ -6,6 +6,7 @@
 //   --ckpt-policy=round-robin|adaptive     order within a round (default round-robin)
 //   --ckpt-log-trigger=64m                 checkpoint a process whose peers hold that much for it
 //   --ckpt-max-concurrent=N                processes checkpointing at once (default 1)
+//   --ckpt-gc=on|off                       garbage collection after each checkpoint (default on)
 //   --mtbf=2h                              mean time between failures (for auto)
 //   --ckpt-keep                            disk images stay after a normal end
 //
@@ -33,6 +34,7 @@ struct CkptOptions {
   CkptPolicy policy = CkptPolicy::kRoundRobin;
   uint64_t log_trigger = 0;
   int max_concurrent = 1;
+  bool gc = true;  // senders and the event logger drop what a held image no longer needs
   uint64_t mtbf_ns = 0;
   std::string first_given;  // the first option seen, for messages
 };

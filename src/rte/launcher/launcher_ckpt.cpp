@@ -55,7 +55,7 @@ void Launcher::order_checkpoint(int32_t slot) {
     ckpt_->sched.completed(slot, false, 0, now_ns());
     return;
   }
-  d->conn->send(proto::CkptOrder{slot, number});
+  d->conn->send(proto::CkptOrder{slot, number, static_cast<uint8_t>(opts_.ckpt.gc ? 1 : 0)});
   record(TimelineEvent("ckpt_order").add("rank", slot).add("number", number));
   const uint64_t limit_ms = opts_.ckpt.store == CkptStore::kLocal ? kOrderTimeoutMs : kStoredOrderTimeoutMs;
   s.timeout = loop_.after_ms(limit_ms, [this, slot, number, limit_ms] {

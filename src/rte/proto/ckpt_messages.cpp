@@ -74,11 +74,13 @@ bool get_figures(Decoder& d, LogFigures& f) {
 void CkptOrder::encode(Encoder& e) const {
   e.i32(slot);
   e.u64(number);
+  e.u8(collect);
 }
 bool CkptOrder::decode(Decoder& d) {
   slot = d.i32();
   number = d.u64();
-  return d.ok() && slot >= 0 && number > 0;
+  collect = d.u8();
+  return d.ok() && slot >= 0 && number > 0 && collect <= 1;
 }
 
 void CkptDone::encode(Encoder& e) const { put_facts(e, facts); }

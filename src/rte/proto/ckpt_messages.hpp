@@ -13,11 +13,13 @@
 namespace ftmpi::rte::proto {
 
 // launcher -> the daemon of `slot`: checkpoint it (number `number`, counted
-// by the launcher per slot from 1).
+// by the launcher per slot from 1). `collect` (version 8): once the image is
+// held, garbage collection follows (spec/checkpoint-protocol.md §5b).
 struct CkptOrder {
   static constexpr MsgType kType = MsgType::kCkptOrder;
   int32_t slot = 0;
   uint64_t number = 0;
+  uint8_t collect = 1;
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const CkptOrder&, const CkptOrder&) = default;

@@ -135,6 +135,10 @@ const char* msg_name(uint16_t type) {
     case MsgType::kCkptAck: return "CKPT_ACK";
     case MsgType::kCkptWoken: return "CKPT_WOKEN";
     case MsgType::kCkptTaken: return "CKPT_TAKEN";
+    case MsgType::kCkptKept: return "CKPT_KEPT";
+    case MsgType::kCkptKeptUp: return "CKPT_KEPT_UP";
+    case MsgType::kCkptKeptDown: return "CKPT_KEPT_DOWN";
+    case MsgType::kRestartRefusedUp: return "RESTART_REFUSED_UP";
   }
   return "UNKNOWN";
 }

@@ -32,12 +32,14 @@
 //      (a slot's next incarnation restored from a stored image too).
 //   9  PROC_RESTARTED_DOWN.last_event_seq (the failures the new
 //      incarnation's table already shows).
+//  10  garbage collection after a checkpoint: CKPT_KEPT_UP, CKPT_KEPT_DOWN,
+//      CKPT_KEPT, RESTART_REFUSED_UP, CKPT_ORDER.collect.
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 9;
+inline constexpr uint16_t kProtocolVersion = 10;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece
@@ -71,6 +73,7 @@ enum class MsgType : uint16_t {
   kProcRestarted = 0x0189,  // transparent mode: a slot's next incarnation has booted
   kCkptRequest = 0x018a,    // checkpoints: take one at the next safe point
   kCkptAck = 0x018b,        // checkpoints: CKPT_DONE handled, output before the fork drained
+  kCkptKept = 0x018c,       // checkpoints: the runtime holds that image (garbage collection may start)
   // daemon -> launcher (TCP); the last two only from the leader daemon
   kDaemonHello = 0x0201,
   kIo = 0x0202,
@@ -120,6 +123,8 @@ enum class MsgType : uint16_t {
   kDetWant = 0x030c,     // up to the leader, down to all: a moved slot's determinants, please
   kDetHandover = 0x030d, // up to the leader, down to all: ...here is what I hold
   kReplayUp = 0x030e,    // (inside UP) a restarted rank's replay report
+  kCkptKeptUp = 0x030f,       // (inside UP) a daemon holds a rank's checkpoint image
+  kRestartRefusedUp = 0x0310, // (inside UP) a collected slot has no image to restart from
   // leader daemon -> every daemon
   kCardTableDown = 0x0381,
   kFenceDown = 0x0382,
@@ -131,6 +136,7 @@ enum class MsgType : uint16_t {
   kDown = 0x0388,         // parent -> child: a leader broadcast (child -> parent: log fill)
   kPeerWelcome = 0x0389,  // parent -> child: answer to PEER_HELLO
   kProcRestartedDown = 0x038a,  // transparent mode: a slot's next incarnation joined
+  kCkptKeptDown = 0x038b,       // checkpoints: a slot's image is held; drop what it no longer needs
 };
 
 const char* msg_name(uint16_t type);

@@ -5,11 +5,14 @@
  * (MPI_Allreduce). Integer arithmetic only, so the result is bit-exact and a
  * run with failures must print exactly what a failure-free run prints.
  *
- *   ckpt_solver MIB ITERATIONS [EVERY] MARKER   (MARKER: ignored; tests find the
- *                                                job's processes by it)
+ *   ckpt_solver MIB ITERATIONS [EVERY [HALO_KIB]] MARKER   (MARKER: ignored;
+ *                                       tests find the job's processes by it)
  * prints "solver: np N, MIB MiB/rank, ITERATIONS iterations, digest HEX"; with
- * EVERY, each rank also prints (and flushes) a line every EVERY iterations, so
- * that output is written all along (exactly-once output across restarts). */
+ * EVERY > 0, each rank also prints (and flushes) a line every EVERY iterations,
+ * so that output is written all along (exactly-once output across restarts).
+ * HALO_KIB > 0: each iteration also exchanges HALO_KIB KiB of the slice with
+ * each neighbour and folds what it got into the digest (traffic for the
+ * sender logs: the garbage-collection tests). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,17 +35,23 @@ int main(int argc, char** argv) {
   int rank, np;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
-  CHECK(argc == 3 || argc == 4 || argc == 5, "usage: ckpt_solver MIB ITERATIONS [EVERY] [MARKER]");
+  CHECK(argc >= 3 && argc <= 6, "usage: ckpt_solver MIB ITERATIONS [EVERY [HALO_KIB]] [MARKER]");
   const long mib = atol(argv[1]);
   const long iters = atol(argv[2]);
-  const long every = argc == 5 ? atol(argv[3]) : 0;
-  CHECK(mib > 0 && iters > 0, "MIB and ITERATIONS must be positive");
+  const long every = argc >= 5 ? atol(argv[3]) : 0;
+  const long halo_kib = argc == 6 ? atol(argv[4]) : 0;
+  CHECK(mib > 0 && iters > 0 && every >= 0 && halo_kib >= 0,
+        "MIB and ITERATIONS must be positive, EVERY and HALO_KIB not negative");
   const size_t n = (size_t)mib * (1u << 20) / sizeof(uint64_t);
   uint64_t* x = malloc(n * sizeof *x);
   CHECK(x != NULL, "cannot allocate %ld MiB", mib);
   for (size_t i = 0; i < n; ++i) x[i] = mix((uint64_t)rank * n + i);
   const int left = (rank + np - 1) % np, right = (rank + 1) % np;
   const size_t slice = n / kSlices;
+  const size_t halo = (size_t)halo_kib * 1024 / sizeof(uint64_t);
+  CHECK(halo <= slice, "HALO_KIB is larger than a slice");
+  uint64_t* got = malloc((halo ? halo : 1) * sizeof *got);
+  CHECK(got != NULL, "cannot allocate the halo");
   uint64_t digest = 0;
   for (long k = 0; k < iters; ++k) {
     uint64_t* s = x + (size_t)(k % kSlices) * slice;
@@ -52,6 +61,14 @@ int main(int argc, char** argv) {
     MPI_Sendrecv(&send[0], 1, MPI_UNSIGNED_LONG, left, 2, &from_right, 1, MPI_UNSIGNED_LONG, right, 2,
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     uint64_t local = 0;
+    if (halo > 0) {
+      MPI_Sendrecv(s, (int)halo, MPI_UNSIGNED_LONG, right, 3, got, (int)halo, MPI_UNSIGNED_LONG, left, 3,
+                   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      for (size_t i = 0; i < halo; i += 97) local += got[i];
+      MPI_Sendrecv(s + slice - halo, (int)halo, MPI_UNSIGNED_LONG, left, 4, got, (int)halo, MPI_UNSIGNED_LONG,
+                   right, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      for (size_t i = 0; i < halo; i += 89) local += got[i];
+    }
     uint64_t prev = from_left;
     for (size_t i = 0; i < slice; ++i) {
       uint64_t next = i + 1 < slice ? s[i + 1] : from_right;
@@ -71,6 +88,7 @@ int main(int argc, char** argv) {
   if (rank == 0)
     printf("solver: np %d, %ld MiB/rank, %ld iterations, digest %016llx\n", np, mib, iters,
            (unsigned long long)digest);
+  free(got);
   free(x);
   MPI_Finalize();
   return 0;

@@ -9,11 +9,18 @@ that
   - the failures were survived (--expect-survived), and no image or rank
     process is left behind;
   - the summary reports the sender-log peak, which must stay under
-    --max-log-mib when given.
+    --max-log-mib when given, and the bytes garbage collection reclaimed,
+    at least --min-reclaimed-mib when given (the timeline's sender_log
+    events must agree: none above the peak, reclaimed figures present);
+  - with --expect-end RX instead: the run with checkpoints ends with a
+    non-zero status within the timeout, its stderr matches RX, and nothing
+    is left behind (a failure the job cannot survive; no reference run).
 Restarts from local images (spec/checkpoint-protocol.md §5):
   --kill-after R@ckpt=N[+image]  SIGKILL rank R once the timeline shows N
                                  checkpoints of it (+image: its latest image
-                                 first, so the restart must begin at the start)
+                                 first, so the restart must begin at the start;
+                                 +stop-image: SIGSTOP the image first, so that
+                                 it cannot answer its wake-up)
   --kill-after R,S@ckpt=N        the same for several ranks at once (each with
                                  N checkpoints)
   --kill-after R@woken=K         SIGKILL rank R as soon as it restarted from an
@@ -49,9 +56,24 @@ import tempfile
 import time
 
 
-def run(cmd, env, timeout):
+def timed_out(cmd, timeout, out, err, tl=None):
+    """A run that did not end: what it had done, to tell slow from stuck."""
+    ev = timeline(tl) if tl else []
+    ck = len([e for e in ev if e["event"] == "checkpoint"])
+    last = ev[-1] if ev else None
+    err = "".join(l for l in err.splitlines(True) if not re.match(r"ftmpirun: checkpoint \d+ of rank", l))
+    fail("%s did not end within %.0f s (load %.1f; %d checkpoints in the timeline, last event %r; "
+         "checkpoint lines left out below)" % (os.path.basename(cmd[0]), timeout, os.getloadavg()[0], ck, last),
+         out, err)
+
+
+def run(cmd, env, timeout, tl=None):
     t0 = time.monotonic()
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    try:
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        timed_out(cmd, timeout, (e.stdout or b"").decode(errors="replace"), (e.stderr or b"").decode(errors="replace"),
+                  tl)
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"), time.monotonic() - t0
 
 
@@ -72,11 +94,12 @@ def timeline(path):
 
 
 def parse_kill(spec):
-    m = re.fullmatch(r"(\d+(?:,\d+)*)@(ckpt|woken)=(\d+)(\+image)?", spec)
+    m = re.fullmatch(r"(\d+(?:,\d+)*)@(ckpt|woken)=(\d+)(\+image|\+stop-image)?", spec)
     if not m or (m.group(2) == "woken" and m.group(4)):
         raise SystemExit("bad --kill-after %r" % spec)
+    image = {None: None, "+image": signal.SIGKILL, "+stop-image": signal.SIGSTOP}[m.group(4)]
     return {"ranks": [int(x) for x in m.group(1).split(",")], "on": m.group(2), "n": int(m.group(3)),
-            "image": bool(m.group(4)), "done": False}
+            "image": image, "done": False}
 
 
 def run_killing(cmd, env, timeout, tl, kills):
@@ -89,7 +112,9 @@ def run_killing(cmd, env, timeout, tl, kills):
             if time.monotonic() - t0 > timeout:
                 p.kill()
                 p.wait()
-                raise subprocess.TimeoutExpired(cmd, timeout)
+                fo.seek(0)
+                fe.seek(0)
+                timed_out(cmd, timeout, fo.read().decode(errors="replace"), fe.read().decode(errors="replace"), tl)
             ev = timeline(tl)
             for k in kills:
                 if k["done"]:
@@ -108,7 +133,7 @@ def run_killing(cmd, env, timeout, tl, kills):
                     ck = [e for e in ev if e["event"] == "checkpoint" and e["rank"] == r]
                     if k["image"] and ck:
                         try:
-                            os.kill(ck[-1]["image_pid"], signal.SIGKILL)
+                            os.kill(ck[-1]["image_pid"], k["image"])
                         except ProcessLookupError:
                             pass
                 for r in k["ranks"]:
@@ -185,6 +210,8 @@ def main():
     ap.add_argument("--expect-survived", type=int, default=None)
     ap.add_argument("--expect-stderr", action="append", default=[])
     ap.add_argument("--max-log-mib", type=float, default=None)
+    ap.add_argument("--min-reclaimed-mib", type=float, default=None)
+    ap.add_argument("--expect-end", default=None)
     ap.add_argument("--timeout", type=float, default=240)
     ap.add_argument("--kill-after", action="append", default=[])
     ap.add_argument("--expect-wakes", type=int, default=0)
@@ -201,9 +228,11 @@ def main():
     launcher, rest = cmd[0], cmd[1:]
     env = dict(os.environ)
 
-    code, ref, err, t_ref = run([launcher] + rest + ["ref-%d" % os.getpid()], env, a.timeout)
-    if code != 0:
-        fail("the reference run (no failures, no checkpoints) exited %d" % code, ref, err)
+    ref, t_ref = "", 0.0
+    if a.expect_end is None:
+        code, ref, err, t_ref = run([launcher] + rest + ["ref-%d" % os.getpid()], env, a.timeout)
+        if code != 0:
+            fail("the reference run (no failures, no checkpoints) exited %d" % code, ref, err)
 
     with tempfile.TemporaryDirectory() as tmp:
         tl = os.path.join(tmp, "timeline.jsonl")
@@ -232,7 +261,19 @@ def main():
             if len(fired) != want:
                 fail("only %d of %d kills fired: %r" % (len(fired), want, fired), out, err)
         else:
-            code, out, err, t_run = run(args, env, a.timeout)
+            code, out, err, t_run = run(args, env, a.timeout, tl)
+        if a.expect_end is not None:
+            if code == 0:
+                fail("the run with checkpoints exited 0; expected it to end with %r" % a.expect_end, out, err)
+            m = re.search(a.expect_end + ".*", err)
+            if not m:
+                fail("stderr does not match %r" % a.expect_end, out, err)
+            time.sleep(0.3)
+            left = leftovers(marker)
+            if left:
+                fail("processes left behind: %s" % left, out, err)
+            print("ok: ended with status %d after %.1f s: %s" % (code, t_run, m.group(0)))
+            return
         if code != 0:
             fail("the run with checkpoints exited %d" % code, out, err)
         if a.sort_output:
@@ -284,7 +325,8 @@ def main():
                         fail("%s is not a whole image" % f, out, err)
                 if not re.search(r"checkpoint images kept in " + re.escape(disk_dir), err):
                     fail("no line saying where the images were kept", out, err)
-        m = re.search(r"ftmpirun: checkpoints: (\d+) taken, (\d+) not; .*sender logs peaked at ([\d.]+) MiB", err)
+        m = re.search(r"ftmpirun: checkpoints: (\d+) taken, (\d+) not; .*sender logs peaked at ([\d.]+) MiB"
+                      r".*, ([\d.]+) MiB reclaimed", err)
         if not m or int(m.group(1)) != len(lines):
             fail("no or wrong checkpoint summary line", out, err)
         if a.expect_survived is not None and not re.search(r"job survived %d failure" % a.expect_survived, err):
@@ -293,8 +335,17 @@ def main():
             if not re.search(rx, err):
                 fail("stderr does not match %r" % rx, out, err)
         peak = float(m.group(3))
+        reclaimed = float(m.group(4))
         if a.max_log_mib is not None and peak > a.max_log_mib:
             fail("sender logs peaked at %.1f MiB, over %.1f" % (peak, a.max_log_mib), out, err)
+        if a.min_reclaimed_mib is not None:
+            if reclaimed < a.min_reclaimed_mib:
+                fail("%.1f MiB reclaimed, expected at least %.1f" % (reclaimed, a.min_reclaimed_mib), out, err)
+            sl = [e for e in events if e["event"] == "sender_log"]
+            if not sl or max(e["bytes"] for e in sl) > peak * 1048576 + 1048576:
+                fail("timeline sender_log events missing or above the summary's peak", out, err)
+            if max(e["reclaimed"] for e in sl) <= 0:
+                fail("no sender_log event reports reclaimed bytes", out, err)
         time.sleep(0.3)
         left = leftovers(marker)
         if left:
@@ -306,9 +357,9 @@ def main():
         pauses = sorted(float(x[3]) for x in lines)
         per_gib = sorted(int(x[4]) for x in lines)
         print("ok: %d checkpoints (%s not taken), pause median %.2f ms max %.2f ms, median %d ms/GiB; "
-              "sender-log peak %.1f MiB; %.1f s against %.1f s failure-free"
+              "sender-log peak %.1f MiB, %.1f MiB reclaimed; %.1f s against %.1f s failure-free"
               % (len(lines), m.group(2), pauses[len(pauses) // 2], pauses[-1], per_gib[len(per_gib) // 2], peak,
-                 t_run, t_ref))
+                 reclaimed, t_run, t_ref))
 
 
 if __name__ == "__main__":

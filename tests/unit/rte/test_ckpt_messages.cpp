@@ -1,10 +1,11 @@
-// Checkpoint messages (protocol version 8) and the launcher's checkpoint
+// Checkpoint messages (protocol versions 7, 8 and 10) and the launcher's checkpoint
 // lines (spec/checkpoint-protocol.md §3, §6).
 #include <gtest/gtest.h>
 
 #include "rte/launcher/ckpt_report.hpp"
 #include "rte/proto/ckpt_messages.hpp"
 #include "rte/proto/frame.hpp"
+#include "rte/proto/gc_messages.hpp"
 
 namespace ftmpi::rte::proto {
 namespace {
@@ -43,6 +44,7 @@ CkptFacts sample_facts() {
 
 TEST(CkptMessages, RoundTrips) {
   round_trip(CkptOrder{3, 7});
+  round_trip(CkptOrder{3, 7, 1});
   round_trip(CkptRequest{7, ""});
   round_trip(CkptRequest{7, "10.0.0.2:4711"});
   CkptFacts st = sample_facts();
@@ -74,6 +76,27 @@ TEST(CkptMessages, RoundTrips) {
   EXPECT_STREQ(msg_name(static_cast<uint16_t>(MsgType::kCkptDone)), "CKPT_DONE");
 }
 
+TEST(CkptMessages, GarbageCollectionRoundTrips) {
+  round_trip(CkptKeptUp{ProcId{3, 2}, 9, 41});
+  round_trip(CkptKeptDown{ProcId{3, 2}, 9, 0});
+  round_trip(CkptKept{9});
+  round_trip(RestartRefusedUp{ProcId{1, 4}, "rank 1 cannot be restarted"});
+  Frame f;
+  CkptKept k;
+  ASSERT_TRUE(split_frame(make_frame(CkptKept{0}), f));
+  EXPECT_FALSE(parse(f, k)) << "checkpoint numbers count from 1";
+  CkptKeptDown d;
+  ASSERT_TRUE(split_frame(make_frame(CkptKeptDown{ProcId{-1, 0}, 1, 1}), f));
+  EXPECT_FALSE(parse(f, d));
+  RestartRefusedUp r;
+  ASSERT_TRUE(split_frame(make_frame(RestartRefusedUp{ProcId{1, 1}, ""}), f));
+  EXPECT_FALSE(parse(f, r)) << "the job ends with a reason";
+  EXPECT_STREQ(msg_name(static_cast<uint16_t>(MsgType::kCkptKeptDown)), "CKPT_KEPT_DOWN");
+  // A frame of one type never parses as the other.
+  ASSERT_TRUE(split_frame(make_frame(CkptKeptUp{ProcId{3, 2}, 9, 41}), f));
+  EXPECT_FALSE(parse(f, d));
+}
+
 TEST(CkptMessages, RejectsWhatCannotBe) {
   Frame f;
   CkptOrder o;
@@ -81,6 +104,8 @@ TEST(CkptMessages, RejectsWhatCannotBe) {
   EXPECT_FALSE(parse(f, o));  // no slot -1
   ASSERT_TRUE(split_frame(make_frame(CkptOrder{1, 0}), f));
   EXPECT_FALSE(parse(f, o));  // numbers count from 1
+  ASSERT_TRUE(split_frame(make_frame(CkptOrder{1, 1, 2}), f));
+  EXPECT_FALSE(parse(f, o));  // collect is 0 or 1
   CkptRequest r;
   ASSERT_TRUE(split_frame(make_frame(CkptRequest{0, ""}), f));
   EXPECT_FALSE(parse(f, r));

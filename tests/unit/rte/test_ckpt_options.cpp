@@ -51,6 +51,7 @@ TEST(CkptOptions, AcceptedForms) {
   EXPECT_EQ(p.opts.ckpt.store, CkptStore::kLocal);
   EXPECT_EQ(p.opts.ckpt.max_concurrent, 2);
   EXPECT_EQ(p.opts.ckpt.log_trigger, 8u << 20);
+  EXPECT_TRUE(p.opts.ckpt.gc) << "garbage collection is on by default";
   EXPECT_EQ(p.opts.program, "prog");
   EXPECT_EQ(p.opts.args, std::vector<std::string>{"--ckpt-interval=x"});  // the program's own
   ParseOutcome a = parse({"--ft-transparent", "--ckpt-interval", "auto", "--mtbf=2h", "prog"});
@@ -60,6 +61,9 @@ TEST(CkptOptions, AcceptedForms) {
   CkptScheduleConfig c = schedule_config(a.opts.ckpt);
   EXPECT_TRUE(c.interval_auto);
   EXPECT_EQ(c.mtbf_ns, 7200'000'000'000u);
+  ParseOutcome off = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-gc=off", "prog"});
+  ASSERT_TRUE(off.ok) << off.error;
+  EXPECT_FALSE(off.opts.ckpt.gc);
   ParseOutcome none = parse({"--ft-transparent", "prog"});
   ASSERT_TRUE(none.ok);
   EXPECT_FALSE(none.opts.ckpt.on);
@@ -87,6 +91,9 @@ TEST(CkptOptions, BadValuesGetOneLine) {
       {{"--ft-transparent", "--ckpt-max-concurrent=0", "--ckpt-interval=1s", "prog"},
        "--ckpt-max-concurrent needs a positive number"},
       {{"--ft-transparent", "--ckpt-intervals=1s", "prog"}, "unknown option '--ckpt-intervals=1s'"},
+      {{"--ft-transparent", "--ckpt-interval=1s", "--ckpt-gc=maybe", "prog"}, "--ckpt-gc=maybe is not on or off"},
+      {{"--ft-transparent", "--ckpt-gc=on", "prog"},
+       "--ckpt-gc needs --ckpt-interval or --ckpt-log-trigger (when to checkpoint)"},
   };
   for (const auto& [args, msg] : cases) {
     ParseOutcome p = parse(args);

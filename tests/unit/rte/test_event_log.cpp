@@ -27,6 +27,37 @@ TEST(EventLog, KeepsBatchesInOrderOnceEach) {
   EXPECT_TRUE(log.batches(7).empty());
 }
 
+// Garbage collection after a checkpoint (spec/checkpoint-protocol.md §5).
+TEST(EventLog, DropThroughAKeptCheckpointKeepsOnlyLaterBatches) {
+  EventLog log;
+  for (uint64_t i = 1; i <= 3; ++i) log.add(2, DetBatch{0, i, "x"});
+  for (uint64_t i = 1; i <= 4; ++i) log.add(2, DetBatch{1, i, std::string(1, static_cast<char>('0' + i))});
+  log.add(5, DetBatch{0, 1, "other"});
+  EXPECT_EQ(log.bytes(), 12u);
+  // Image of incarnation 1 had consumed its batches up to 2, and every one of incarnation 0.
+  EXPECT_EQ(log.drop_through(2, 1, 2), 5u);
+  EXPECT_EQ(log.concatenated(2), "34");
+  EXPECT_EQ(log.concatenated(5), "other") << "another slot untouched";
+  EXPECT_EQ(log.bytes(), 7u);
+  EXPECT_FALSE(log.add(2, DetBatch{1, 2, "2"})) << "a dropped batch (a late replica) does not come back";
+  EXPECT_FALSE(log.add(2, DetBatch{0, 3, "x"}));
+  EXPECT_EQ(log.drop_through(2, 1, 1), 0u) << "an older checkpoint's word drops nothing";
+  EXPECT_EQ(log.concatenated(2), "34");
+  // Everything of the incarnation dropped: the next batch number still follows on.
+  EXPECT_EQ(log.drop_through(2, 1, 4), 2u);
+  EXPECT_TRUE(log.batches(2).empty());
+  EXPECT_EQ(log.last_batch(2, 1), 4u) << "the daemon checks DET_LOG's order against this";
+  EXPECT_EQ(log.last_batch(2, 2), 0u);
+  EXPECT_TRUE(log.add(2, DetBatch{1, 5, "5"}));
+  EXPECT_EQ(log.last_batch(2, 1), 5u);
+  // A replica that never saw the slot: the floor alone.
+  EventLog replica;
+  EXPECT_EQ(replica.drop_through(2, 1, 4), 0u);
+  EXPECT_FALSE(replica.add(2, DetBatch{1, 4, "4"}));
+  EXPECT_TRUE(replica.add(2, DetBatch{1, 5, "5"}));
+  EXPECT_EQ(replica.concatenated(2), "5");
+}
+
 TEST(EventLog, MergingTwoCopiesLosesNothing) {
   EventLog a, b, merged;
   for (uint64_t i = 1; i <= 5; ++i) a.add(0, DetBatch{0, i, std::string(1, static_cast<char>('0' + i))});
