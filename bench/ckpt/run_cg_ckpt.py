@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Cost of checkpoints in transparent mode on a solver (issue 17): the CG
+example at np 8 under --ft-transparent, time to solution as it prints it,
+in three configurations run interleaved:
+
+- plain: --ft-transparent, no checkpoint (the reference);
+- ckpt: the same with --ckpt-interval (target: at most 1.05x plain);
+- ckpt+kills: the same with a random kill every --kill-every
+  (`kill random at=E every=E`, fixed seed; target: under 1.3x plain).
+  Each kill restarts the rank from its latest image.
+
+  bench/ckpt/run_cg_ckpt.py [--build DIR] [--np 8] [--n 128] [--runs 3]
+      [--interval 10s] [--kill-every 45s] [--store local|buddy|disk:DIR]
+
+Medians per configuration and the ratios to plain, with the load average
+before and after. The run must be longer than the kill interval for a kill
+to land; the script prints how many failures each run survived. Not a test;
+see docs/benchmarks.md.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+
+
+def load():
+    return "load average %.1f %.1f %.1f" % os.getloadavg()
+
+
+def run(a, extra):
+    exe = os.path.join(a.build, "examples", "cg_checksum")
+    cmd = [os.path.join(a.build, "bin", "mpirun"), "-np", str(a.np), "--ft-transparent", "--summary"] + extra
+    cmd += [exe, "-n", str(a.n), "-q"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    m = re.search(r"converged in (\d+) iterations .* in ([0-9.]+) s", p.stdout)
+    if p.returncode != 0 or not m or "PASSED" not in p.stdout:
+        raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout}\n{p.stderr}")
+    survived = re.search(r"job survived (\d+) failure", p.stderr)
+    ckpts = re.search(r"ftmpirun: checkpoints: (\d+) taken", p.stderr)
+    return float(m.group(2)), int(survived.group(1)) if survived else 0, int(ckpts.group(1)) if ckpts else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--np", type=int, default=8)
+    ap.add_argument("--n", type=int, default=128)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--interval", default="10s")
+    ap.add_argument("--kill-every", default="45s")
+    ap.add_argument("--store", default="local")
+    ap.add_argument("--seed", type=int, default=5)
+    a = ap.parse_args()
+    if not os.path.exists(os.path.join(a.build, "examples", "cg_checksum")):
+        raise SystemExit("build/examples/cg_checksum is not built (needs ISA-L)")
+    ckpt = ["--ckpt-interval=" + a.interval, "--ckpt-store=" + a.store]
+    kills = ckpt + ["--inject", f"kill random at={a.kill_every} every={a.kill_every}", "--inject-seed", str(a.seed)]
+    configs = [("plain", []), ("ckpt", ckpt), ("ckpt+kills", kills)]
+    print(load())
+    res = {name: [] for name, _ in configs}
+    for _ in range(a.runs):
+        for name, extra in configs:
+            res[name].append(run(a, extra))
+            t, f, c = res[name][-1]
+            print(f"  {name}: {t:.2f} s, {c} checkpoints, {f} failures survived", flush=True)
+    base = statistics.median(t for t, _, _ in res["plain"])
+    print(f"\n## cg_checksum -n {a.n}, np={a.np}, checkpoints every {a.interval} ({a.store} store), "
+          f"kills every {a.kill_every}; medians of {a.runs} interleaved runs\n")
+    print("| configuration | time to solution (s) | checkpoints | failures | ratio to plain |")
+    print("|---|---|---|---|---|")
+    for name, _ in configs:
+        t = statistics.median(x for x, _, _ in res[name])
+        c = statistics.median(x for _, _, x in res[name])
+        f = statistics.median(x for _, x, _ in res[name])
+        print(f"| {name} | {t:.2f} | {c:g} | {f:g} | {t / base:.2f} |")
+    print(f"\n{load()}")
+
+
+if __name__ == "__main__":
+    main()
