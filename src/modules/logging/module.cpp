@@ -32,7 +32,9 @@ Module::Module(p2p::Engine& engine, rte::Client& client, uint64_t log_limit)
 // Tests: FTMPI_INJECT_SEND_KILL=slot:n[,slot:n...] makes the first incarnation
 // of `slot` SIGKILL itself as it logs its n-th message, so a kill lands while a
 // short program runs, wherever the scheduler puts it (a timed --inject can fall
-// before the program starts or after it ends).
+// before the program starts or after it ends). n = "finalize": it dies in
+// MPI_Finalize once every process got there, after a pause that lets the
+// others enter the runtime's fence (kFinalizeKill).
 uint64_t Module::kill_point(int32_t slot) {
   std::string spec = params::get_str("FTMPI_INJECT_SEND_KILL", "");
   for (size_t at = 0; at < spec.size();) {
@@ -40,6 +42,11 @@ uint64_t Module::kill_point(int32_t slot) {
     if (end == std::string::npos) end = spec.size();
     std::string item = spec.substr(at, end - at);
     size_t colon = item.find(':');
+    if (colon != std::string::npos && item.compare(colon + 1, std::string::npos, "finalize") == 0) {
+      if (std::strtol(item.c_str(), nullptr, 10) == slot) return kFinalizeKill;
+      at = end + 1;
+      continue;
+    }
     char* e1 = nullptr;
     char* e2 = nullptr;
     long s = colon == std::string::npos ? -1 : std::strtol(item.c_str(), &e1, 10);
@@ -132,6 +139,12 @@ void Module::finalize() {
   logger_.announce_done();
   engine_.wait_until([&] { return logger_.all_done(); });
   after_event();
+  if (kill_at_send_ == kFinalizeKill) {
+    FTMPI_LOG(kInfo, "logging", "FTMPI_INJECT_SEND_KILL: dies in MPI_Finalize");
+    usleep(300000);
+    raise(SIGKILL);
+    pause();
+  }
 }
 
 bool Module::ready_for_checkpoint() {
