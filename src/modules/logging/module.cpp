@@ -11,6 +11,7 @@
 #include "base/clock.hpp"
 #include "base/log.hpp"
 #include "base/params.hpp"
+#include "dtype/padding.hpp"
 #include "modules/logging/checksum.hpp"
 
 namespace ftmpi::logging {
@@ -181,7 +182,11 @@ p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
   env.flags = e.sync ? 1 : 0;
   env.len = e.len;
   const LogEntry* le;
-  if (const uint8_t* src = data.contig(); src || e.len == 0) {
+  // Bytes that hold no value (x87 long double) are cleared in the log copy
+  // before the hash: a replay computing the same values may leave other
+  // bytes there, and its re-sent copies must not look divergent.
+  const bool padded = e.len > 0 && data.type()->padded();
+  if (const uint8_t* src = data.contig(); (src && !padded) || e.len == 0) {
     le = logger_.append(e.dst_slot, e.seq, env, src);
   } else {
     uint8_t* to = logger_.reserve(e.dst_slot, env);
@@ -189,6 +194,7 @@ p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
     for (uint64_t off = 0; off < e.len; off += kHashPiece) {
       size_t n = static_cast<size_t>(std::min(kHashPiece, e.len - off));
       data.pack(off, to + off, n);
+      if (padded) dtype::clear_padding(*data.type(), off, to + off, n);
       h.update(nullptr, to + off, n);
     }
     le = logger_.commit(e.dst_slot, e.seq, h.digest());
