@@ -116,6 +116,9 @@ class Type {
   const Program& unit_program() const { return has_unit_prog_ ? unit_prog_ : data_; }
   // Structural proof that no two data bytes of one item share an address.
   bool proven_disjoint() const { return disjoint_; }
+  // Some of its data bytes hold no value (padding.hpp): MPI_LONG_DOUBLE and
+  // MPI_LONG_DOUBLE_INT where long double is the x87 80-bit format.
+  bool padded() const { return padded_; }
 
  private:
   friend class TypeRef;
@@ -134,6 +137,7 @@ class Type {
   bool has_ub_ = false;
   bool contiguous_ = false;
   bool disjoint_ = true;
+  bool padded_ = false;
   bool committed_ = false;
   bool has_unit_prog_ = false;
   bool is_static_ = false;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 
+#include "dtype/padding.hpp"
 #include "dtype/sig_hash.hpp"
 #include "dtype/type_builder.hpp"
 
@@ -73,6 +74,7 @@ Type* TypeBuilder::make_builtin_table() {
     t.ub_ = in.extent;
     t.unit_ = b;
     t.raw_ = b == Builtin::kByte || b == Builtin::kPacked;
+    t.padded_ = padding_of(b) > 0;
     if (is_pair(b)) {
       const int64_t vsize = info(in.value).size, isize = info(in.index).size;
       t.elements_ = 2;
@@ -191,6 +193,7 @@ Err TypeBuilder::build(Combiner combiner, int64_t reps, int64_t rep_stride,
     if (b.blocklen == 0 || c.elements_ == 0 || reps == 0) continue;
     any_raw_candidate = true;
     all_raw &= c.raw_;
+    n.padded_ |= c.padded_;
     const uint64_t block_len = static_cast<uint64_t>(b.blocklen * c.elements_);
     item_hash = sig::concat(item_hash, sig::repeat(c.sig_hash_, c.elements_, b.blocklen), block_len);
     if (c.size_ > 0) {

@@ -114,7 +114,18 @@ Err Engine::finalize() {
       if (p.link && !p.link->tx->drained(p.addr)) return false;
     return true;
   });
-  Err e = boot_.singleton ? Err::kOk : client_->finalize();
+  Err e = Err::kOk;
+  if (!boot_.singleton) {
+    // Transparent mode: a peer restarted while this process waits in the
+    // fence replays from this process's sender log, and the fence waits for
+    // that peer. The engine runs until the fence is done, so that the
+    // restart notice re-sends the log (spec/transparent-mode.md §5).
+    if (boot_.modes.transparent_mode()) {
+      e = client_->finalize_begin();
+      if (ok(e)) wait_until([this] { return client_->fence_done(); });
+    }
+    if (ok(e)) e = client_->finalize();
+  }
   close_links();
   return e;
 }

@@ -11,6 +11,7 @@
 #include "base/clock.hpp"
 #include "base/log.hpp"
 #include "base/params.hpp"
+#include "dtype/padding.hpp"
 #include "modules/logging/checksum.hpp"
 
 namespace ftmpi::logging {
@@ -32,7 +33,9 @@ Module::Module(p2p::Engine& engine, rte::Client& client, uint64_t log_limit)
 // Tests: FTMPI_INJECT_SEND_KILL=slot:n[,slot:n...] makes the first incarnation
 // of `slot` SIGKILL itself as it logs its n-th message, so a kill lands while a
 // short program runs, wherever the scheduler puts it (a timed --inject can fall
-// before the program starts or after it ends).
+// before the program starts or after it ends). n = "finalize": it dies in
+// MPI_Finalize once every process got there, after a pause that lets the
+// others enter the runtime's fence (kFinalizeKill).
 uint64_t Module::kill_point(int32_t slot) {
   std::string spec = params::get_str("FTMPI_INJECT_SEND_KILL", "");
   for (size_t at = 0; at < spec.size();) {
@@ -40,6 +43,11 @@ uint64_t Module::kill_point(int32_t slot) {
     if (end == std::string::npos) end = spec.size();
     std::string item = spec.substr(at, end - at);
     size_t colon = item.find(':');
+    if (colon != std::string::npos && item.compare(colon + 1, std::string::npos, "finalize") == 0) {
+      if (std::strtol(item.c_str(), nullptr, 10) == slot) return kFinalizeKill;
+      at = end + 1;
+      continue;
+    }
     char* e1 = nullptr;
     char* e2 = nullptr;
     long s = colon == std::string::npos ? -1 : std::strtol(item.c_str(), &e1, 10);
@@ -132,6 +140,12 @@ void Module::finalize() {
   logger_.announce_done();
   engine_.wait_until([&] { return logger_.all_done(); });
   after_event();
+  if (kill_at_send_ == kFinalizeKill) {
+    FTMPI_LOG(kInfo, "logging", "FTMPI_INJECT_SEND_KILL: dies in MPI_Finalize");
+    usleep(300000);
+    raise(SIGKILL);
+    pause();
+  }
 }
 
 bool Module::ready_for_checkpoint() {
@@ -168,7 +182,11 @@ p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
   env.flags = e.sync ? 1 : 0;
   env.len = e.len;
   const LogEntry* le;
-  if (const uint8_t* src = data.contig(); src || e.len == 0) {
+  // Bytes that hold no value (x87 long double) are cleared in the log copy
+  // before the hash: a replay computing the same values may leave other
+  // bytes there, and its re-sent copies must not look divergent.
+  const bool padded = e.len > 0 && data.type()->padded();
+  if (const uint8_t* src = data.contig(); (src && !padded) || e.len == 0) {
     le = logger_.append(e.dst_slot, e.seq, env, src);
   } else {
     uint8_t* to = logger_.reserve(e.dst_slot, env);
@@ -176,6 +194,7 @@ p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
     for (uint64_t off = 0; off < e.len; off += kHashPiece) {
       size_t n = static_cast<size_t>(std::min(kHashPiece, e.len - off));
       data.pack(off, to + off, n);
+      if (padded) dtype::clear_padding(*data.type(), off, to + off, n);
       h.update(nullptr, to + off, n);
     }
     le = logger_.commit(e.dst_slot, e.seq, h.digest());

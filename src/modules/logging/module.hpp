@@ -129,6 +129,7 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   std::deque<uint64_t> batch_ends_;  // runtime batch number ending each Logger batch, unacked
   uint64_t replay_start_ns_ = 0;
   static uint64_t kill_point(int32_t slot);
+  static constexpr uint64_t kFinalizeKill = UINT64_MAX;  // "slot:finalize"
   uint64_t kill_at_send_ = 0;  // FTMPI_INJECT_SEND_KILL (tests), first incarnation only
   uint64_t sends_seen_ = 0;
   CheckpointHook* ckpt_ = nullptr;

@@ -116,6 +116,13 @@ void Daemon::on_inject(const proto::InjectKill& m) {
   if (!r || !r->running() || r->pid <= 0) {
     res.who = ProcId{m.slot, r ? r->id.incarnation : 0};
     res.message = "rank " + std::to_string(m.slot) + " is not running on this host";
+  } else if (r->fence_done) {
+    // Released from MPI_Finalize's fence: its MPI part is over and nothing
+    // can restart it (its peers' logs end with them). A kill now would test
+    // no fault tolerance, only turn a finished job's status into 137.
+    res.who = r->id;
+    res.pid = static_cast<int32_t>(r->pid);
+    res.message = "rank " + std::to_string(m.slot) + " has finished MPI_Finalize";
   } else {
     res.who = r->id;
     res.pid = static_cast<int32_t>(r->pid);

@@ -105,7 +105,8 @@ void Launcher::on_inject_result(int32_t host, const proto::InjectResult& m) {
     kill_waiters_.erase(w);
     reply_and_close(c, m.ok, line);
   } else if (!m.ok) {
-    say("ftmpirun: injection failed: " + line);
+    // The daemon found no process to kill (it ended, or left MPI_Finalize).
+    say("ftmpirun: injection skipped: " + line);
   }
 }
 
