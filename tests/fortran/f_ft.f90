@@ -16,7 +16,7 @@ program fft
     end function c_raise
   end interface
   integer, parameter :: victim = 2
-  integer :: ierr, rc, rank, rank0, np, np0, mode, nfailed, errcode, cls, x, total, newcomm, length
+  integer :: ierr, rc, rank, rank0, np, np0, mode, nfailed, errcode, cls, x, total, newcomm, length, i
   integer :: st(MPI_STATUS_SIZE)
   logical :: flag, restarted
   character(len=MPI_MAX_ERROR_STRING) :: msg
@@ -39,6 +39,18 @@ program fft
   if (.not. restarted) then
     call MPI_ALLREDUCE(1, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
     call chk(ierr == MPI_SUCCESS .and. total == np0, 'allreduce before the failure')
+    ! The victim may leave the allreduce before its last message reached
+    ! every peer; dying then would fail their allreduce (a dead rank's
+    ! messages are discarded). It dies once each peer says it is through.
+    if (rank0 /= victim) then
+      call MPI_SEND(rank0, 1, MPI_INTEGER, victim, 98, MPI_COMM_WORLD, ierr)
+      call chk(ierr == MPI_SUCCESS, 'send to the victim before the failure')
+    else
+      do i = 1, np0 - 1
+        call MPI_RECV(x, 1, MPI_INTEGER, MPI_ANY_SOURCE, 98, MPI_COMM_WORLD, st, ierr)
+        call chk(ierr == MPI_SUCCESS, 'the victim hears every peer')
+      end do
+    end if
     if (rank0 == victim) then
       call flush(6)
       x = c_raise(9_c_int)
