@@ -10,7 +10,12 @@ in three configurations run interleaved:
   Each kill restarts the rank from its latest image.
 
   bench/ckpt/run_cg_ckpt.py [--build DIR] [--np 8] [--n 128] [--runs 3]
-      [--interval 10s] [--kill-every 45s] [--store local|buddy|disk:DIR]
+      [--interval 10s] [--kill-every 45s] [--store local|memory|buddy|disk:DIR]
+      [--also-store STORE ...]
+
+--also-store adds a configuration "ckpt (STORE)": the same checkpoints with
+another store, in the same interleaved rounds (e.g. local beside memory:
+a frozen fork against an image the rank writes itself).
 
 Medians per configuration and the ratios to plain, with the load average
 before and after. The run must be longer than the kill interval for a kill
@@ -54,12 +59,14 @@ def main():
     ap.add_argument("--kill-every", default="45s")
     ap.add_argument("--store", default="local")
     ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--also-store", action="append", default=[])
     a = ap.parse_args()
     if not os.path.exists(os.path.join(a.build, "examples", "cg_checksum")):
         raise SystemExit("build/examples/cg_checksum is not built (needs ISA-L)")
     ckpt = ["--ckpt-interval=" + a.interval, "--ckpt-store=" + a.store]
     kills = ckpt + ["--inject", f"kill random at={a.kill_every} every={a.kill_every}", "--inject-seed", str(a.seed)]
     configs = [("plain", []), ("ckpt", ckpt), ("ckpt+kills", kills)]
+    configs += [(f"ckpt ({s})", ["--ckpt-interval=" + a.interval, "--ckpt-store=" + s]) for s in a.also_store]
     print(load())
     res = {name: [] for name, _ in configs}
     for _ in range(a.runs):

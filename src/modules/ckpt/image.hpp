@@ -34,15 +34,22 @@ class Result {
 enum class Captured { kSaved, kResumed };
 
 // Called single-threaded (a forked child, after the caller closed the
-// descriptors and shared mappings the image must not hold). Records the
-// registers here, then writes every private readable mapping's resident
-// pages, the layout of the others, the brk, signal state and the open
-// regular files to `out_fd` (a file, pipe or socket). Returns kSaved once
-// the image is written; returns kResumed in a different process that a
-// restorer built from the image. No allocation happens between recording
-// the registers and the end of the image, so the heap in the image is the
-// heap at the capture point.
-Result<Captured> capture_self(int out_fd);
+// descriptors and shared mappings the image must not hold; or the process
+// itself, naming those in `leave_out`). Records the registers here, then
+// writes every private readable mapping's resident pages, the layout of the
+// others, the brk, signal state and the open regular files to `out_fd` (a
+// file, pipe or socket). Returns kSaved once the image is written; returns
+// kResumed in a different process that a restorer built from the image. No
+// allocation happens between recording the registers and the end of the
+// image, so the heap in the image is the heap at the capture point.
+//
+// `leave_out`: a path prefix (as /proc/self/maps and /proc/self/fd show
+// it). Shared mappings and descriptors of such files are not in the image:
+// a restored process does not have them, and the caller re-creates what it
+// needs after kResumed (the numbers and addresses it remembers are then
+// not its own). Empty: nothing is left out, and a shared writable mapping
+// refuses the capture.
+Result<Captured> capture_self(int out_fd, const std::string& leave_out = "");
 
 // Maps the image read from `in_fd` back into this process and resumes it in
 // capture_self (which returns kResumed). Refuses a torn or corrupt image, or

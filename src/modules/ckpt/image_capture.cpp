@@ -70,7 +70,7 @@ struct CaptureWork {
   uint64_t writer_stack = 0;
 };
 
-std::string prepare(int out_fd, CaptureWork& w) {
+std::string prepare(int out_fd, const std::string& leave_out, CaptureWork& w) {
   int threads = count_threads();
   if (threads != 1)
     return "the process has " + std::to_string(threads) + " threads; only a single-threaded process can be captured";
@@ -106,7 +106,7 @@ std::string prepare(int out_fd, CaptureWork& w) {
   if (w.pagemap_fd < 0) return std::string("cannot open /proc/self/pagemap: ") + std::strerror(errno);
   // 0, 1 and 2 belong to whoever starts the restorer (the daemon wires a new
   // incarnation's output): they are not part of the image.
-  e = own_open_files({0, 1, 2, out_fd, w.pagemap_fd}, m.files);
+  e = own_open_files({0, 1, 2, out_fd, w.pagemap_fd}, leave_out, m.files);
   if (!e.empty()) return e;
   void* ws = ::mmap(nullptr, kWriterStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (ws == MAP_FAILED) return std::string("cannot map the writer's stack: ") + std::strerror(errno);
@@ -116,6 +116,7 @@ std::string prepare(int out_fd, CaptureWork& w) {
   if (!e.empty()) return e;
   const uint64_t ws0 = w.writer_stack, ws1 = ws0 + kWriterStack;
   for (const MapsLine& l : maps) {
+    if (l.shared && !leave_out.empty() && l.path.rfind(leave_out, 0) == 0) continue;
     Region r;
     e = classify(l, r);
     if (!e.empty()) return e;
@@ -303,10 +304,10 @@ __attribute__((constructor)) void restore_hook() {
 
 }  // namespace
 
-Result<Captured> capture_self(int out_fd) {
+Result<Captured> capture_self(int out_fd, const std::string& leave_out) {
   CaptureWork work;
   work.out_fd = out_fd;
-  std::string e = prepare(out_fd, work);
+  std::string e = prepare(out_fd, leave_out, work);
   if (!e.empty()) {
     if (work.pagemap_fd >= 0) ::close(work.pagemap_fd);
     if (work.writer_stack) ::munmap(reinterpret_cast<void*>(work.writer_stack), kWriterStack);

@@ -253,7 +253,7 @@ uint64_t own_start_brk() {
   return std::strtoull(s, nullptr, 10);
 }
 
-std::string own_open_files(const std::vector<int>& skip, std::vector<OpenFile>& out) {
+std::string own_open_files(const std::vector<int>& skip, const std::string& leave_out, std::vector<OpenFile>& out) {
   DIR* dir = ::opendir("/proc/self/fd");
   if (!dir) return std::string("cannot list /proc/self/fd: ") + std::strerror(errno);
   int dir_fd = ::dirfd(dir);
@@ -281,6 +281,7 @@ std::string own_open_files(const std::vector<int>& skip, std::vector<OpenFile>& 
     ssize_t n = ::readlink(link, buf, sizeof buf - 1);
     if (n < 0) continue;
     f.path.assign(buf, static_cast<size_t>(n));
+    if (!leave_out.empty() && f.path.rfind(leave_out, 0) == 0) continue;
     out.push_back(std::move(f));
   }
   return "";

@@ -87,8 +87,9 @@ std::string decode_meta(const uint8_t* p, size_t n, ImageMeta& m);
 std::string exe_identity(ImageMeta& m);
 // start_brk of this process (field 47 of /proc/self/stat), 0 if unreadable.
 uint64_t own_start_brk();
-// Regular files open in this process, except the descriptors in `skip`.
-std::string own_open_files(const std::vector<int>& skip, std::vector<OpenFile>& out);
+// Regular files open in this process, except the descriptors in `skip`
+// and those whose path starts with `leave_out` (when not empty).
+std::string own_open_files(const std::vector<int>& skip, const std::string& leave_out, std::vector<OpenFile>& out);
 
 std::string hex(uint64_t v);
 

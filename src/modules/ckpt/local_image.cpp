@@ -50,7 +50,7 @@ void close_runtime_fds(int keep) {
       link[m] = '\0';
       const bool runtime = std::strncmp(link, "socket:", 7) == 0 || std::strcmp(link, "anon_inode:[eventfd]") == 0 ||
                            std::strcmp(link, "anon_inode:[eventpoll]") == 0 ||
-                           std::strncmp(link, "/memfd:ftmpi-shm", 16) == 0;
+                           std::strncmp(link, kSegmentPath, std::strlen(kSegmentPath)) == 0;
       if (runtime && nv < 1024) victims[nv++] = static_cast<int>(fd);
     }
   }
@@ -81,7 +81,7 @@ void unmap_segment() {
       unsigned long lo = 0, hi = 0;
       char perms[8] = {};
       if (std::sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && perms[3] == 's' &&
-          std::strstr(line, "/memfd:ftmpi-shm") && nr < 64)
+          std::strstr(line, kSegmentPath) && nr < 64)
         ranges[nr++] = Range{lo, hi};
       line = nl + 1;
     }

@@ -87,21 +87,22 @@ void Module::take(uint64_t number) {
     FTMPI_LOG(kWarn, "ckpt", "checkpoint %llu: no usable buddy address '%s'; the image stays local",
               static_cast<unsigned long long>(number), client_.checkpoint_buddy().c_str());
   const uint64_t t0 = now_ns();
-  Frozen img = freeze_local_image(number, store_, *this);
-  if (img.resumed) return;  // a restored process, now the next incarnation
-  if (img.woken) {
-    wake_up(img.ctrl_fd);
-    return;
-  }
-  if (img.pid < 0) {
-    f.why = img.error;
-    FTMPI_LOG(kWarn, "ckpt", "checkpoint %llu not taken: %s", static_cast<unsigned long long>(number),
-              img.error.c_str());
+  if (store_.kind == rte::proto::CkptFacts::kStoreMemory) {
+    if (!write_own_image(f)) return;  // a restored process, now the next incarnation
   } else {
-    f.ok = 1;
-    f.image_pid = img.pid;
+    Frozen img = freeze_local_image(number, store_, *this);
+    if (img.resumed) return;  // a restored process, now the next incarnation
+    if (img.woken) {
+      wake_up(img.ctrl_fd);
+      return;
+    }
+    f.ok = img.pid > 0 ? 1 : 0;
+    f.image_pid = img.pid > 0 ? img.pid : 0;
+    f.why = img.error;
   }
-  if (img.pid > 0 && ++taken_ == kill_at_ckpt_) {
+  if (!f.ok)
+    FTMPI_LOG(kWarn, "ckpt", "checkpoint %llu not taken: %s", static_cast<unsigned long long>(number), f.why.c_str());
+  if (f.ok && ++taken_ == kill_at_ckpt_) {
     FTMPI_LOG(kInfo, "ckpt", "FTMPI_INJECT_CKPT_KILL: dies in its checkpoint %llu",
               static_cast<unsigned long long>(number));
     raise(SIGKILL);
@@ -113,9 +114,26 @@ void Module::take(uint64_t number) {
     unkept_[number] = f.received;
   }
   client_.report_checkpoint(f);
-  FTMPI_LOG(kDebug, "ckpt", "checkpoint %llu: image pid %d, fork %.3f ms, %llu bytes resident",
-            static_cast<unsigned long long>(number), static_cast<int>(img.pid),
-            static_cast<double>(img.pause_ns) / 1e6, static_cast<unsigned long long>(f.resident));
+  FTMPI_LOG(kDebug, "ckpt", "checkpoint %llu: image pid %d, pause %.3f ms, %llu bytes resident",
+            static_cast<unsigned long long>(number), static_cast<int>(f.image_pid),
+            static_cast<double>(f.pause_ns) / 1e6, static_cast<unsigned long long>(f.resident));
+}
+
+bool Module::write_own_image(rte::proto::CkptFacts& f) {
+  rte::proto::CkptStored m;
+  // The transports' segment belongs to the live processes; a restored
+  // process gets the host's segment anew (resume_as_next_incarnation).
+  if (store_image(store_, kSegmentPath, m) == CopyOutcome::kResumed) {
+    resume_restored();
+    return false;
+  }
+  f.store = rte::proto::CkptFacts::kStoreMemory;
+  f.ok = m.ok;
+  f.why = m.ok ? "" : "the image was not written: " + m.error;
+  f.stored_bytes = m.bytes;
+  f.store_ns = m.ns;
+  f.stored_at = m.where;
+  return true;
 }
 
 void Module::wake_up(int ctrl_fd) {

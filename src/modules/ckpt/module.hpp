@@ -2,7 +2,8 @@
 // spec/checkpoint-protocol.md): the runtime asks for a checkpoint
 // (rte::Client::checkpoint_wanted), the module waits for a safe point
 // inside an MPI call, freezes a copy of the process as the image
-// (local_image.hpp) and reports it with what the image had received. It
+// (local_image.hpp), or with the memory store writes the image itself, and
+// reports it with what the image had received. It
 // also reports the sender log's figures now and then (the runtime's
 // log-size trigger and memory report).
 //
@@ -37,6 +38,10 @@ class Module final : public logging::CheckpointHook, public RestoredHook {
 
  private:
   void take(uint64_t number);
+  // The memory store: this process writes its image itself (store_copy.hpp)
+  // and fills the facts. False in a process restored from that image, once
+  // it is the slot's next incarnation.
+  bool write_own_image(rte::proto::CkptFacts& f);
   void wake_up(int ctrl_fd);  // in the woken image
   void report_figures(uint64_t now);
   void messages(uint64_t& sent, uint64_t& received) const;  // over all channels, ever

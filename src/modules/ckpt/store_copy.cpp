@@ -39,14 +39,14 @@ uint64_t tcp_bytes(int fd, bool acked) {
   return acked ? info.tcpi_bytes_acked : info.tcpi_bytes_sent;
 }
 
-Result<Captured> to_buddy(const StoreTarget& t, uint64_t& bytes) {
+Result<Captured> to_buddy(const StoreTarget& t, const std::string& leave_out, uint64_t& bytes) {
   auto c = buddy_put_begin(t.buddy_addr, t.buddy_port, t.secret, t.slot, t.number, kBuddyTimeoutMs);
   if (!c.ok()) return c.error();
   const int fd = c.value();
   // The stream's length: what the server acknowledged once it confirmed,
   // less the handshake and request sent before it.
   const uint64_t before = tcp_bytes(fd, false);
-  auto r = capture_self(fd);
+  auto r = capture_self(fd, leave_out);
   if (r.ok() && r.value() == Captured::kResumed) return r;
   if (!r.ok()) {
     ::close(fd);
@@ -60,12 +60,12 @@ Result<Captured> to_buddy(const StoreTarget& t, uint64_t& bytes) {
   return Captured::kSaved;
 }
 
-Result<Captured> to_disk(const StoreTarget& t, uint64_t& bytes) {
+Result<Captured> to_disk(const StoreTarget& t, const std::string& leave_out, uint64_t& bytes) {
   DiskStore store(t.dir, t.job);
   auto b = store.begin(t.slot, t.number);
   if (!b.ok()) return b.error();
   const int fd = b.value();
-  auto r = capture_self(fd);
+  auto r = capture_self(fd, leave_out);
   if (r.ok() && r.value() == Captured::kResumed) return r;
   if (!r.ok()) {
     store.abandon(fd, t.slot, t.number);
@@ -103,6 +103,10 @@ StoreTarget store_from_environment() {
     t.kind = CkptFacts::kStoreDisk;
     t.dir = store.substr(5);
     t.job = params::get_str("FTMPI_CKPT_JOB", "job");
+  } else if (store.rfind("memory:", 0) == 0 && store.size() > 7) {
+    t.kind = CkptFacts::kStoreMemory;
+    t.dir = store.substr(7);
+    t.job = params::get_str("FTMPI_CKPT_JOB", "job");
   }
   return t;
 }
@@ -120,25 +124,30 @@ bool set_buddy(StoreTarget& t, const std::string& addr_port) {
 
 CopyOutcome store_in_copy(const StoreTarget& t) {
   rte::proto::CkptStored m;
+  if (store_image(t, "", m) == CopyOutcome::kResumed) return CopyOutcome::kResumed;
+  report(t, m);
+  return CopyOutcome::kStored;
+}
+
+CopyOutcome store_image(const StoreTarget& t, const std::string& leave_out, rte::proto::CkptStored& m) {
   m.slot = t.slot;
   m.number = t.number;
   m.store = t.kind;
   const uint64_t t0 = now_ns();
   uint64_t bytes = 0;
   Result<Captured> r = Error{"no buddy checkpoint server was named"};
-  if (t.kind == CkptFacts::kStoreDisk) {
+  if (t.kind == CkptFacts::kStoreDisk || t.kind == CkptFacts::kStoreMemory) {
     m.where = DiskStore(t.dir, t.job).path_of(t.slot, t.number);
-    r = to_disk(t, bytes);
+    r = to_disk(t, leave_out, bytes);
   } else if (!t.buddy_addr.empty()) {
     m.where = t.buddy_addr + ":" + std::to_string(t.buddy_port);
-    r = to_buddy(t, bytes);
+    r = to_buddy(t, leave_out, bytes);
   }
   if (r.ok() && r.value() == Captured::kResumed) return CopyOutcome::kResumed;
   m.ns = now_ns() - t0;
   m.ok = r.ok() ? 1 : 0;
   m.bytes = bytes;
   if (!r.ok()) m.error = r.error().what;
-  report(t, m);
   return CopyOutcome::kStored;
 }
 

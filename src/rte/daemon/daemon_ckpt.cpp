@@ -7,7 +7,9 @@
 // (CKPT_NOTE; with a buddy or disk store once the copy reports the image
 // stored). At CKPT_DONE it reads the rank's output up to the fork, tells the
 // launcher where that output ends (CKPT_TAKEN) and acknowledges (CKPT_ACK):
-// the rank goes on at once, whatever the store. Sender-log figures pass through to the launcher (LOG_NOTE).
+// the rank goes on at once, whatever the store. With the memory store there
+// is no copy: the rank wrote its image file before CKPT_DONE, which says so.
+// Sender-log figures pass through to the launcher (LOG_NOTE).
 // A failed slot's latest image is woken as its next incarnation
 // (daemon_wake.cpp).
 #include <signal.h>
@@ -47,7 +49,16 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
     n.facts.why = "not the checkpoint ordered";
   }
   r.ckpt_ordered = 0;
-  if (n.facts.ok) {
+  const bool memory = ckpt_store_ == proto::CkptFacts::kStoreMemory;
+  if (n.facts.ok && (n.facts.store == proto::CkptFacts::kStoreMemory) != memory) {
+    n.facts.ok = 0;
+    n.facts.why = "not the job's checkpoint store";
+  }
+  if (n.facts.ok && n.facts.store == proto::CkptFacts::kStoreMemory && !n.facts.store_error.empty()) {
+    n.facts.ok = 0;
+    n.facts.why = n.facts.store_error;
+  }
+  if (n.facts.ok && n.facts.store != proto::CkptFacts::kStoreMemory) {
     const pid_t pid = static_cast<pid_t>(m.facts.image_pid);
     int pfd = open_pidfd(pid);
     if (pfd < 0) {
@@ -79,7 +90,10 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
   // Garbage collection too: a restart after a host loss needs the stored
   // image once the senders dropped what a start from scratch needs.
   if (n.facts.ok && hold_note_until_stored(pid, n, r.ckpt_collect)) return;
-  if (n.facts.ok) {
+  if (n.facts.ok && n.facts.store == proto::CkptFacts::kStoreMemory) {
+    // The rank wrote the file before it reported (and removed its older ones).
+    if (r.ckpt_collect) ckpt_kept(r.id, n.facts);
+  } else if (n.facts.ok) {
     // The previous image goes only now that this one is complete.
     auto it = latest_image_.find(r.id.slot);
     if (it != latest_image_.end()) drop_image(it->second);

@@ -68,6 +68,13 @@ void Daemon::setup_ckpt_store(const proto::JobStart& job) {
     ckpt_store_ = CkptFacts::kStoreDisk;
     ckpt_dir_ = store.substr(5);
     ckpt_job_ = name;
+  } else if (store.rfind("memory:", 0) == 0 && store.size() > 7) {
+    // The ranks write their images themselves and report them in CKPT_DONE:
+    // no copy, so no report socket.
+    ckpt_store_ = CkptFacts::kStoreMemory;
+    ckpt_dir_ = store.substr(7);
+    ckpt_job_ = name;
+    return;
   } else {
     return;
   }
@@ -103,7 +110,7 @@ std::string Daemon::buddy_for_images() const {
 }
 
 bool Daemon::hold_note_until_stored(pid_t image, const proto::CkptNote& note, bool collect) {
-  if (ckpt_store_ == CkptFacts::kStoreLocal) return false;
+  if (ckpt_store_ == CkptFacts::kStoreLocal || ckpt_store_ == CkptFacts::kStoreMemory) return false;
   held_notes_[image] = HeldNote{note, collect};
   held_notes_[image].note.facts.store = ckpt_store_;
   auto early = early_stored_.find(image);
@@ -250,7 +257,7 @@ void Daemon::prepare_restore(const ProcId& who, const LocalRank* dead) {
   int fd = -1;
   uint64_t number = 0;
   std::string from;
-  if (ckpt_store_ == CkptFacts::kStoreDisk) {
+  if (ckpt_store_ == CkptFacts::kStoreDisk || ckpt_store_ == CkptFacts::kStoreMemory) {
     auto [path, n] = newest_disk_image(slot);
     if (n > 0 && n > bad_image_[slot]) {
       fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -48,8 +48,8 @@ bool make_dirs(const std::string& dir) {
 
 }  // namespace
 
-std::string prepare_disk_dir(std::string& dir) {
-  const std::string shown_dir = "--ckpt-store=disk:" + shown(dir, false);
+std::string prepare_disk_dir(std::string& dir, const std::string& option) {
+  const std::string& shown_dir = option;
   if (dir[0] != '/') {
     // Daemons and ranks run elsewhere (other hosts, other working directories).
     char cwd[PATH_MAX];
@@ -119,11 +119,14 @@ bool take_ckpt_option(const std::string& a, const std::string* next, CkptOptions
       o.store = CkptStore::kLocal;
     } else if (v == "buddy") {
       o.store = CkptStore::kBuddy;
+    } else if (v == "memory") {
+      o.store = CkptStore::kMemory;
+      o.disk_dir = kMemoryStoreDir;
     } else if (v.rfind("disk:", 0) == 0 && v.size() > 5) {
       o.store = CkptStore::kDisk;
       o.disk_dir = v.substr(5);
     } else {
-      err = "--ckpt-store=" + shown(v, false) + " is not a store; expected local, buddy or disk:DIR";
+      err = "--ckpt-store=" + shown(v, false) + " is not a store; expected local, memory, buddy or disk:DIR";
     }
   } else if (name == "--ckpt-policy") {
     if (v == "round-robin") {
@@ -163,7 +166,8 @@ std::string check_ckpt_options(CkptOptions& o, bool transparent) {
   if (!o.on && o.mtbf_ns == 0)
     return o.first_given + " needs --ckpt-interval or --ckpt-log-trigger (when to checkpoint)";
   if (!o.on) return "--mtbf needs --ckpt-interval=auto";
-  if (o.store == CkptStore::kDisk) return prepare_disk_dir(o.disk_dir);
+  if (o.store == CkptStore::kDisk) return prepare_disk_dir(o.disk_dir, "--ckpt-store=disk:" + shown(o.disk_dir, false));
+  if (o.store == CkptStore::kMemory) return prepare_disk_dir(o.disk_dir, "--ckpt-store=memory (" + o.disk_dir + ")");
   return "";
 }
 
@@ -181,6 +185,8 @@ std::string ckpt_store_env(const CkptOptions& o) {
       return std::string(kCkptStoreEnv) + "=buddy";
     case CkptStore::kDisk:
       return std::string(kCkptStoreEnv) + "=disk:" + o.disk_dir;
+    case CkptStore::kMemory:
+      return std::string(kCkptStoreEnv) + "=memory:" + o.disk_dir;
     default:
       return "";
   }

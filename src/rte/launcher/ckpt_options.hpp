@@ -2,7 +2,7 @@
 // pure functions so that every rule is unit-tested:
 //
 //   --ckpt-interval=30s|500ms|2m|1h|auto   between two checkpoint rounds
-//   --ckpt-store=local|buddy|disk:DIR      where images are kept (default local)
+//   --ckpt-store=local|memory|buddy|disk:DIR  where images are kept (default local)
 //   --ckpt-policy=round-robin|adaptive     order within a round (default round-robin)
 //   --ckpt-log-trigger=64m                 checkpoint a process whose peers hold that much for it
 //   --ckpt-max-concurrent=N                processes checkpointing at once (default 1)
@@ -12,7 +12,8 @@
 //
 // Each needs --ft-transparent; auto needs --mtbf; --ckpt-keep needs the disk
 // store, whose directory is made absolute, created if missing and checked
-// writable before anything starts.
+// writable before anything starts. The memory store's images are files of
+// the host's shared memory (kMemoryStoreDir), written by each rank itself.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,7 +22,11 @@
 
 namespace ftmpi::rte {
 
-enum class CkptStore : uint8_t { kLocal, kBuddy, kDisk };
+enum class CkptStore : uint8_t { kLocal, kBuddy, kDisk, kMemory };
+
+// Where the memory store keeps a host's images (a tmpfs on Linux); each
+// job's files carry its name.
+inline constexpr const char* kMemoryStoreDir = "/dev/shm/ftmpi-ckpt";
 
 struct CkptOptions {
   bool given = false;  // any --ckpt-* or --mtbf option
@@ -29,7 +34,7 @@ struct CkptOptions {
   bool interval_auto = false;
   uint64_t interval_ns = 0;
   CkptStore store = CkptStore::kLocal;
-  std::string disk_dir;  // absolute once check_ckpt_options accepted it
+  std::string disk_dir;  // absolute once check_ckpt_options accepted it (memory: kMemoryStoreDir)
   bool keep = false;     // --ckpt-keep
   CkptPolicy policy = CkptPolicy::kRoundRobin;
   uint64_t log_trigger = 0;
@@ -53,10 +58,12 @@ bool take_ckpt_option(const std::string& a, const std::string* next, CkptOptions
 std::string check_ckpt_options(CkptOptions& o, bool transparent);
 // The disk store's directory: made absolute (against the working directory),
 // created with its parents if missing, then checked to be a writable
-// directory. Empty: fine; else the one-line error.
-std::string prepare_disk_dir(std::string& dir);
-// What tells daemons and ranks where images go: FTMPI_CKPT_STORE=buddy or
-// =disk:/abs/dir, in the job's environment; "" for the local store.
+// directory. Empty: fine; else the one-line error, which starts with
+// `option` (as the user wrote the store).
+std::string prepare_disk_dir(std::string& dir, const std::string& option);
+// What tells daemons and ranks where images go: FTMPI_CKPT_STORE=buddy,
+// =disk:/abs/dir or =memory:/dir, in the job's environment; "" for the
+// local store.
 inline constexpr const char* kCkptStoreEnv = "FTMPI_CKPT_STORE";
 std::string ckpt_store_env(const CkptOptions& o);
 // The fork of a process whose heap is in 4 KiB pages copies one page-table

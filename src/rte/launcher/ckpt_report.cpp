@@ -52,6 +52,8 @@ const char* ckpt_store_name(uint8_t store) {
       return "buddy";
     case proto::CkptFacts::kStoreDisk:
       return "disk";
+    case proto::CkptFacts::kStoreMemory:
+      return "memory";
     default:
       return "local";
   }
@@ -60,8 +62,9 @@ const char* ckpt_store_name(uint8_t store) {
 std::string ckpt_line(const ProcId& who, const proto::CkptFacts& f) {
   std::string head = "ftmpirun: checkpoint " + std::to_string(f.number) + " of rank " + std::to_string(who.slot);
   if (!f.ok) return head + " not taken: " + (f.why.empty() ? std::string("no reason given") : f.why);
+  const std::string local = f.image_pid > 0 ? ", local image pid " + std::to_string(f.image_pid) : "";
   return head + ": " + mib(f.resident) + " resident, pause " + ms(f.pause_ns) + per_gib(f.pause_ns, f.resident) +
-         ", local image pid " + std::to_string(f.image_pid) + stored(f);
+         local + stored(f);
 }
 
 void CkptTally::on_checkpoint(const proto::CkptFacts& f) {

@@ -179,9 +179,10 @@ void Launcher::ckpt_slot_up(int32_t slot) {
 std::string Launcher::ckpt_summary() const { return ckpt_ ? ckpt_->tally.summary_line() : ""; }
 
 void Launcher::ckpt_end_disk() {
-  if (!opts_.ckpt.on || opts_.ckpt.store != CkptStore::kDisk) return;
+  if (!opts_.ckpt.on || (opts_.ckpt.store != CkptStore::kDisk && opts_.ckpt.store != CkptStore::kMemory)) return;
   const std::string& dir = opts_.ckpt.disk_dir;
-  const bool keep = opts_.ckpt.keep || outcome_.exit_status() != 0;
+  // Memory images are the host's memory: a failed job does not keep them.
+  const bool keep = opts_.ckpt.store == CkptStore::kDisk && (opts_.ckpt.keep || outcome_.exit_status() != 0);
   if (keep) say("ftmpirun: checkpoint images kept in " + dir + " (" + ckpt_job_ + ".r*.img)");
   // The job's images unless kept, and in any case the temporary files of
   // copies killed while writing (with their rank, at its end).
@@ -195,6 +196,8 @@ void Launcher::ckpt_end_disk() {
   ::closedir(d);
   for (const std::string& v : victims)
     if (::unlink(v.c_str()) != 0) say("ftmpirun: cannot remove checkpoint image " + v);
+  // Shared by the host's jobs: gone only when the last one leaves it empty.
+  if (opts_.ckpt.store == CkptStore::kMemory) (void)::rmdir(dir.c_str());
 }
 
 }  // namespace ftmpi::rte

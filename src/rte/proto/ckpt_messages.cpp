@@ -50,7 +50,9 @@ bool get_facts(Decoder& d, CkptFacts& f) {
   f.store_ns = d.u64();
   f.stored_at = d.str(kMaxName);
   f.store_error = d.str(kMaxName);
-  return d.ok() && f.store <= CkptFacts::kStoreDisk && f.number > 0 && f.ok <= 1 && (f.ok == 0 || f.image_pid > 0);
+  // A taken checkpoint has a frozen child, except with the memory store.
+  return d.ok() && f.store <= CkptFacts::kStoreMemory && f.number > 0 && f.ok <= 1 &&
+         (f.ok == 0 || f.image_pid > 0 || (f.store == CkptFacts::kStoreMemory && f.image_pid == 0));
 }
 
 void put_figures(Encoder& e, const LogFigures& f) {
@@ -153,7 +155,7 @@ bool CkptWoken::decode(Decoder& d) {
   wall_ns = d.u64();
   store = d.u8();
   return d.ok() && who.valid() && image_of.valid() && image_of.slot == who.slot && number > 0 && pid > 0 &&
-         store <= CkptFacts::kStoreDisk;
+         store <= CkptFacts::kStoreMemory;
 }
 
 void CkptTaken::encode(Encoder& e) const {

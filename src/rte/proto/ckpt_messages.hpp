@@ -63,8 +63,8 @@ struct CkptAck {
 struct CkptFacts {
   uint64_t number = 0;
   uint8_t ok = 0;             // 0: no image (why says so)
-  int32_t image_pid = 0;      // the frozen child (local store)
-  uint64_t pause_ns = 0;      // the parent's pause: fork and report
+  int32_t image_pid = 0;      // the frozen child (0 with the memory store: there is none)
+  uint64_t pause_ns = 0;      // the parent's pause: the fork, or with the memory store the image's writing
   uint64_t resident = 0;      // resident bytes of the process at the fork
   uint64_t dets_acked = 0;    // the incarnation's determinant batches acknowledged at the fork
   uint64_t log_bytes = 0;     // sender-log payload bytes at the fork
@@ -72,13 +72,15 @@ struct CkptFacts {
   std::string why;
   // Filled by the daemon once the frozen copy stored the image elsewhere
   // (buddy, disk; spec/checkpoint-protocol.md §2a). A store that failed
-  // leaves the local image (ok stays 1) and says why in store_error.
+  // leaves the local image (ok stays 1) and says why in store_error. With
+  // the memory store the rank fills them itself (§2b): the image is stored
+  // before CKPT_DONE, and a failed store is a checkpoint not taken.
   uint8_t store = kStoreLocal;
   uint64_t stored_bytes = 0;  // image stream length
   uint64_t store_ns = 0;      // from the fork to the store's confirmation
   std::string stored_at;      // buddy host name, or the image file
   std::string store_error;
-  static constexpr uint8_t kStoreLocal = 0, kStoreBuddy = 1, kStoreDisk = 2;
+  static constexpr uint8_t kStoreLocal = 0, kStoreBuddy = 1, kStoreDisk = 2, kStoreMemory = 3;
   friend bool operator==(const CkptFacts&, const CkptFacts&) = default;
 };
 

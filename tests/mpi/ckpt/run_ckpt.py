@@ -30,7 +30,7 @@ Restarts from local images (spec/checkpoint-protocol.md §5):
   rank from a newer checkpoint, messages it skipped > 0, the line printed).
   --sort-output compares stdout line by line in sorted order (ranks print
   concurrently; a line lost or printed twice still fails).
-With --store buddy|disk:DIR every checkpoint line and event must also say
+With --store buddy|disk:DIR|memory every checkpoint line and event must also say
 the image was stored (bytes, time); --disk-images keep|gone checks DIR
 after the job (kept: whole images only, FTMPICKP...FTMPIEND; gone: none of
 the job's files left); --expect-restores N needs at least N restores from a
@@ -158,7 +158,7 @@ def check_wakes(a, events, out, err):
     lines = re.findall(r"ftmpirun: rank (\d+) restarts from checkpoint (\d+) \(local image", err)
     if len(lines) != len(wakes):
         fail("%d restart-from-image lines but %d timeline events" % (len(lines), len(wakes)), out, err)
-    stored = re.findall(r"ftmpirun: rank (\d+) restarts from checkpoint (\d+) \((buddy|disk) image", err)
+    stored = re.findall(r"ftmpirun: rank (\d+) restarts from checkpoint (\d+) \((buddy|disk|memory) image", err)
     if len(stored) != len(restores):
         fail("%d restart-from-stored-image lines but %d timeline events" % (len(stored), len(restores)), out, err)
     if a.expect_restores is not None and len(restores) < a.expect_restores:
@@ -242,6 +242,8 @@ def main():
         if store.startswith("disk"):
             disk_dir = os.path.join(tmp, "images")  # created by ftmpirun
             store = "disk:" + disk_dir
+        elif store == "memory":
+            disk_dir = "/dev/shm/ftmpi-ckpt"  # the host's, shared by its jobs
         if store != "local":
             a.ckpt.append("--ckpt-store=" + store)
         if a.disk_images == "keep":
@@ -282,7 +284,7 @@ def main():
         elif out != ref:
             fail("stdout differs from the failure-free run:\n--- reference\n" + ref, out, err)
         lines = re.findall(r"ftmpirun: checkpoint (\d+) of rank (\d+): ([\d.]+) MiB resident, pause ([\d.]+) ms "
-                           r"\((\d+) ms/GiB\), local image pid (\d+)", err)
+                           r"\((\d+) ms/GiB\)(?:, local image pid (\d+)|, memory:)", err)
         if len(lines) < a.min_ckpts:
             fail("%d checkpoints taken, expected at least %d" % (len(lines), a.min_ckpts), out, err)
         events = [json.loads(l) for l in open(tl)]
@@ -297,10 +299,12 @@ def main():
             fail("%d checkpoint lines but %d timeline events" % (len(lines), len(ck)), out, err)
         kind = store.split(":")[0]
         for e in ck:
-            if not (e["resident"] > 0 and e["pause_ms"] >= 0 and e["image_pid"] > 0 and e["store"] == kind):
+            # The memory store has no frozen copy: the rank wrote its image.
+            pid_ok = e["image_pid"] == 0 if kind == "memory" else e["image_pid"] > 0
+            if not (e["resident"] > 0 and e["pause_ms"] >= 0 and pid_ok and e["store"] == kind):
                 fail("bad checkpoint event %r" % e, out, err)
         if kind != "local":
-            stored = re.findall(r"ftmpirun: checkpoint \d+ of rank \d+: .*local image pid \d+, %s.*: "
+            stored = re.findall(r"ftmpirun: checkpoint \d+ of rank \d+: .*(?:local image pid \d+)?, %s.*: "
                                 r"([\d.]+) MiB in ([\d.]+) ms \((\d+) MiB/s\)" % kind, err)
             if len(stored) < a.min_ckpts:
                 fail("%d checkpoints stored in %s, expected at least %d" % (len(stored), kind, a.min_ckpts), out, err)
@@ -314,6 +318,8 @@ def main():
                   % (len(stored), sorted(float(x[0]) for x in stored)[len(stored) // 2], rates[len(rates) // 2]))
         if disk_dir is not None and a.disk_images is not None:
             files = sorted(os.listdir(disk_dir)) if os.path.isdir(disk_dir) else []
+            if kind == "memory":  # other jobs' images may share the directory
+                files = [f for f in files if f.endswith(".img") or f.endswith(".tmp")]
             if a.disk_images == "gone" and files:
                 fail("disk images left after a normal end: %s" % files, out, err)
             if a.disk_images == "keep":
