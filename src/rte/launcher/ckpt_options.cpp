@@ -172,7 +172,7 @@ std::string check_ckpt_options(CkptOptions& o, bool transparent) {
 }
 
 std::string ckpt_tunables(const CkptOptions& o, const char* current, bool opt_out) {
-  if (!o.on || opt_out) return "";
+  if (!o.on || opt_out || o.store == CkptStore::kMemory) return "";
   std::string cur = current ? current : "";
   if (cur.find("glibc.malloc.hugetlb") != std::string::npos) return "";
   return "GLIBC_TUNABLES=" + (cur.empty() ? std::string() : cur + ":") + "glibc.malloc.hugetlb=1";

@@ -72,7 +72,8 @@ std::string ckpt_store_env(const CkptOptions& o);
 // (measured, docs/benchmarks.md). When checkpoints are on, every rank gets
 // GLIBC_TUNABLES with glibc.malloc.hugetlb=1 added to `current` (the
 // launcher's own value, kept), unless `current` already sets hugetlb or
-// `opt_out` (FTMPI_CKPT_HUGEPAGES=0). Returns "NAME=value", or "" for none.
+// `opt_out` (FTMPI_CKPT_HUGEPAGES=0), or the store is memory (no fork).
+// Returns "NAME=value", or "" for none.
 std::string ckpt_tunables(const CkptOptions& o, const char* current, bool opt_out);
 // The scheduler's settings for these options.
 CkptScheduleConfig schedule_config(const CkptOptions& o);

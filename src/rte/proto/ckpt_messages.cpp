@@ -52,7 +52,7 @@ bool get_facts(Decoder& d, CkptFacts& f) {
   f.store_error = d.str(kMaxName);
   // A taken checkpoint has a frozen child, except with the memory store.
   return d.ok() && f.store <= CkptFacts::kStoreMemory && f.number > 0 && f.ok <= 1 &&
-         (f.ok == 0 || f.image_pid > 0 || (f.store == CkptFacts::kStoreMemory && f.image_pid == 0));
+         (f.ok == 0 || (f.store == CkptFacts::kStoreMemory ? f.image_pid == 0 : f.image_pid > 0));
 }
 
 void put_figures(Encoder& e, const LogFigures& f) {

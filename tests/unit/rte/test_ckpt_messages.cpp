@@ -114,6 +114,19 @@ TEST(CkptMessages, RejectsWhatCannotBe) {
   CkptDone d;
   ASSERT_TRUE(split_frame(make_frame(CkptDone{bad}), f));
   EXPECT_FALSE(parse(f, d));
+  // The memory store is the one taken checkpoint without a process ...
+  bad.store = CkptFacts::kStoreMemory;
+  ASSERT_TRUE(split_frame(make_frame(CkptDone{bad}), f));
+  EXPECT_TRUE(parse(f, d));
+  EXPECT_EQ(d.facts, bad);
+  // ... and it names none.
+  bad.image_pid = 4242;
+  ASSERT_TRUE(split_frame(make_frame(CkptDone{bad}), f));
+  EXPECT_FALSE(parse(f, d));
+  bad = sample_facts();
+  bad.store = 4;
+  ASSERT_TRUE(split_frame(make_frame(CkptDone{bad}), f));
+  EXPECT_FALSE(parse(f, d));
   CkptAck a;
   ASSERT_TRUE(split_frame(make_frame(CkptAck{0}), f));
   EXPECT_FALSE(parse(f, a));
@@ -122,8 +135,8 @@ TEST(CkptMessages, RejectsWhatCannotBe) {
   EXPECT_FALSE(parse(f, w));  // the image of another slot
   ASSERT_TRUE(split_frame(make_frame(CkptWoken{ProcId{2, 3}, ProcId{2, 1}, 0, 4242, 0, 0, 0}), f));
   EXPECT_FALSE(parse(f, w));  // no checkpoint 0
-  ASSERT_TRUE(split_frame(make_frame(CkptWoken{ProcId{2, 3}, ProcId{2, 1}, 7, 4242, 0, 0, 0, 3}), f));
-  EXPECT_FALSE(parse(f, w));  // no store 3
+  ASSERT_TRUE(split_frame(make_frame(CkptWoken{ProcId{2, 3}, ProcId{2, 1}, 7, 4242, 0, 0, 0, 4}), f));
+  EXPECT_FALSE(parse(f, w));  // no store 4
   CkptTaken t;
   ASSERT_TRUE(split_frame(make_frame(CkptTaken{ProcId{2, 1}, 0}), f));
   EXPECT_FALSE(parse(f, t));
@@ -173,6 +186,14 @@ TEST(CkptReport, LinesAndSummary) {
   EXPECT_EQ(ckpt_line(ProcId{1, 0}, bad),
             "ftmpirun: checkpoint 7 of rank 1: 52.0 MiB resident, pause 4.1 ms (81 ms/GiB), local image pid 4242, "
             "disk: not stored: No space left on device");
+  // The memory store: no frozen copy to name.
+  CkptFacts mem = s;
+  mem.store = CkptFacts::kStoreMemory;
+  mem.image_pid = 0;
+  mem.stored_at = "/dev/shm/ftmpi-ckpt/j.r1.c7.img";
+  EXPECT_EQ(ckpt_line(ProcId{1, 0}, mem),
+            "ftmpirun: checkpoint 7 of rank 1: 52.0 MiB resident, pause 4.1 ms (81 ms/GiB), "
+            "memory: 64.0 MiB in 500.0 ms (128 MiB/s)");
   CkptTally st(2);
   st.on_checkpoint(s);
   st.on_checkpoint(s);

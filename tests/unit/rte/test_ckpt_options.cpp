@@ -77,9 +77,9 @@ TEST(CkptOptions, BadValuesGetOneLine) {
       {{"--ft-transparent", "--ckpt-interval=auto", "prog"},
        "--ckpt-interval=auto needs --mtbf (the mean time between failures)"},
       {{"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=tape", "prog"},
-       "--ckpt-store=tape is not a store; expected local, buddy or disk:DIR"},
+       "--ckpt-store=tape is not a store; expected local, memory, buddy or disk:DIR"},
       {{"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=disk:", "prog"},
-       "--ckpt-store=disk: is not a store; expected local, buddy or disk:DIR"},
+       "--ckpt-store=disk: is not a store; expected local, memory, buddy or disk:DIR"},
       {{"--ft-transparent", "--ckpt-interval=1s", "--ckpt-policy=fifo", "prog"},
        "--ckpt-policy=fifo is not a policy; expected round-robin or adaptive"},
       {{"--ft-transparent", "--ckpt-interval=1s", "--mtbf=0s", "prog"},
@@ -138,6 +138,13 @@ TEST(CkptOptions, BuddyAndDiskStores) {
     EXPECT_NE(ro.error.find("not writable"), std::string::npos) << ro.error;
     chmod((base + "/a").c_str(), 0700);
   }
+  // The memory store: the host's shared memory, and never kept.
+  ParseOutcome m = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=memory", "prog"});
+  ASSERT_TRUE(m.ok) << m.error;
+  EXPECT_EQ(m.opts.ckpt.store, CkptStore::kMemory);
+  EXPECT_EQ(ckpt_store_env(m.opts.ckpt), std::string("FTMPI_CKPT_STORE=memory:") + kMemoryStoreDir);
+  ParseOutcome mk = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=memory", "--ckpt-keep", "prog"});
+  EXPECT_FALSE(mk.ok);
   // --ckpt-keep only makes sense for disk images.
   ParseOutcome k = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-keep", "prog"});
   EXPECT_FALSE(k.ok);
@@ -154,6 +161,9 @@ TEST(CkptOptions, HugePagesForACheapFork) {
   EXPECT_EQ(ckpt_tunables(on, "glibc.malloc.hugetlb=0", false), "");  // the user decided
   EXPECT_EQ(ckpt_tunables(on, nullptr, true), "");                    // FTMPI_CKPT_HUGEPAGES=0
   EXPECT_EQ(ckpt_tunables(CkptOptions{}, nullptr, false), "");        // no checkpoints
+  CkptOptions memory = on;
+  memory.store = CkptStore::kMemory;
+  EXPECT_EQ(ckpt_tunables(memory, nullptr, false), "");  // no fork at all
 }
 
 }  // namespace
