@@ -352,6 +352,7 @@ void Daemon::from_leader(const proto::Frame& f) {
 
 void Daemon::terminate(int32_t exit_code, bool immediate) {
   drop_all_images();
+  remove_memory_images();
   if (!terminating_) {
     terminating_ = true;
     if (leader_) leader_->stop();  // the deaths that follow are not events

@@ -137,6 +137,9 @@ class Daemon : public RankListener, public LeaderOutput {
   void drop_image(pid_t pid);  // SIGKILL; reaped by on_image_exit
   void drop_images_of(int32_t slot);
   void drop_all_images();
+  // The memory store's files of this job on this host (an abnormal end: the
+  // launcher that removes them at a normal end may be gone).
+  void remove_memory_images();
   void on_image_exit(pid_t pid);
 
   // ---- transparent mode: buddy and disk stores, restorers (daemon_ckpt_store.cpp) ----

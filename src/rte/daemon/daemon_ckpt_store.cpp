@@ -242,6 +242,18 @@ std::pair<std::string, uint64_t> Daemon::newest_disk_image(int32_t slot) const {
   return best;
 }
 
+void Daemon::remove_memory_images() {
+  if (ckpt_store_ != CkptFacts::kStoreMemory || ckpt_job_.empty()) return;
+  DIR* d = ::opendir(ckpt_dir_.c_str());
+  if (!d) return;
+  const std::string prefix = ckpt_job_ + ".r";
+  std::vector<std::string> victims;
+  while (const dirent* e = ::readdir(d))
+    if (std::string n = e->d_name; n.rfind(prefix, 0) == 0) victims.push_back(ckpt_dir_ + "/" + n);
+  ::closedir(d);
+  for (const std::string& v : victims) (void)::unlink(v.c_str());
+}
+
 void Daemon::prepare_restore(const ProcId& who, const LocalRank* dead) {
   if (ckpt_store_ == CkptFacts::kStoreLocal) return;
   const int32_t slot = who.slot;

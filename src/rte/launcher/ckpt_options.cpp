@@ -64,6 +64,8 @@ std::string prepare_disk_dir(std::string& dir, const std::string& option) {
   return "";
 }
 
+std::string memory_store_dir() { return std::string(kMemoryStoreDir) + "-" + std::to_string(::getuid()); }
+
 bool parse_ckpt_duration(const std::string& v, uint64_t& ns) {
   return parse_scaled(v, {{"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}, {"d", 86400e9}}, 1e9, 1e18, ns);
 }
@@ -121,7 +123,7 @@ bool take_ckpt_option(const std::string& a, const std::string* next, CkptOptions
       o.store = CkptStore::kBuddy;
     } else if (v == "memory") {
       o.store = CkptStore::kMemory;
-      o.disk_dir = kMemoryStoreDir;
+      o.disk_dir = memory_store_dir();
     } else if (v.rfind("disk:", 0) == 0 && v.size() > 5) {
       o.store = CkptStore::kDisk;
       o.disk_dir = v.substr(5);

@@ -24,9 +24,11 @@ namespace ftmpi::rte {
 
 enum class CkptStore : uint8_t { kLocal, kBuddy, kDisk, kMemory };
 
-// Where the memory store keeps a host's images (a tmpfs on Linux); each
-// job's files carry its name.
+// Where the memory store keeps a host's images (a tmpfs on Linux), followed
+// by "-UID": one directory per user, shared by that user's jobs, whose files
+// carry the job's name.
 inline constexpr const char* kMemoryStoreDir = "/dev/shm/ftmpi-ckpt";
+std::string memory_store_dir();
 
 struct CkptOptions {
   bool given = false;  // any --ckpt-* or --mtbf option
@@ -34,7 +36,7 @@ struct CkptOptions {
   bool interval_auto = false;
   uint64_t interval_ns = 0;
   CkptStore store = CkptStore::kLocal;
-  std::string disk_dir;  // absolute once check_ckpt_options accepted it (memory: kMemoryStoreDir)
+  std::string disk_dir;  // absolute once check_ckpt_options accepted it (memory: memory_store_dir())
   bool keep = false;     // --ckpt-keep
   CkptPolicy policy = CkptPolicy::kRoundRobin;
   uint64_t log_trigger = 0;

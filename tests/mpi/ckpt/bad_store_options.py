@@ -20,9 +20,11 @@ def main():
         cases = [
             (["--ckpt-store=disk:" + afile], "--ckpt-store=disk:%s: not a directory" % afile),
             (["--ckpt-store=disk:" + afile + "/sub"], "--ckpt-store=disk:%s/sub: cannot create the directory" % afile),
-            (["--ckpt-store=tape"], "--ckpt-store=tape is not a store; expected local, buddy or disk:DIR"),
-            (["--ckpt-store=disk:"], "--ckpt-store=disk: is not a store; expected local, buddy or disk:DIR"),
+            (["--ckpt-store=tape"], "--ckpt-store=tape is not a store; expected local, memory, buddy or disk:DIR"),
+            (["--ckpt-store=disk:"], "--ckpt-store=disk: is not a store; expected local, memory, buddy or disk:DIR"),
             (["--ckpt-keep"], "--ckpt-keep needs --ckpt-store=disk:DIR"),
+            (["--ckpt-store=memory", "--ckpt-keep"], "--ckpt-keep needs --ckpt-store=disk:DIR"),
+            (["--ckpt-store=memory:x"], "--ckpt-store=memory:x is not a store"),
         ]
         if os.geteuid() != 0:  # root writes anywhere
             cases.append((["--ckpt-store=disk:" + ro], "--ckpt-store=disk:%s: not writable" % ro))

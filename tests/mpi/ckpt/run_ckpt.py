@@ -243,7 +243,7 @@ def main():
             disk_dir = os.path.join(tmp, "images")  # created by ftmpirun
             store = "disk:" + disk_dir
         elif store == "memory":
-            disk_dir = "/dev/shm/ftmpi-ckpt"  # the host's, shared by its jobs
+            disk_dir = "/dev/shm/ftmpi-ckpt-%d" % os.getuid()  # the user's on this host, shared by their jobs
         if store != "local":
             a.ckpt.append("--ckpt-store=" + store)
         if a.disk_images == "keep":

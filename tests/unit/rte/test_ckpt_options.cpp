@@ -142,7 +142,8 @@ TEST(CkptOptions, BuddyAndDiskStores) {
   ParseOutcome m = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=memory", "prog"});
   ASSERT_TRUE(m.ok) << m.error;
   EXPECT_EQ(m.opts.ckpt.store, CkptStore::kMemory);
-  EXPECT_EQ(ckpt_store_env(m.opts.ckpt), std::string("FTMPI_CKPT_STORE=memory:") + kMemoryStoreDir);
+  EXPECT_EQ(ckpt_store_env(m.opts.ckpt),
+            std::string("FTMPI_CKPT_STORE=memory:") + kMemoryStoreDir + "-" + std::to_string(getuid()));
   ParseOutcome mk = parse({"--ft-transparent", "--ckpt-interval=1s", "--ckpt-store=memory", "--ckpt-keep", "prog"});
   EXPECT_FALSE(mk.ok);
   // --ckpt-keep only makes sense for disk images.
