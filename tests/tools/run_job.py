@@ -101,9 +101,11 @@ def main():
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-    # ftmpi names nothing in /dev/shm (memfd segments). Other MPIs' jobs that
-    # happen to run on the machine meanwhile (benchmarks) do: ignore those.
-    foreign = ("vader_segment", "psm", "mpich", "sem.mpich", "ompi", "openmpi", "hwloc")
+    # ftmpi names nothing in /dev/shm (memfd segments) but the memory store's
+    # directory, which a checkpointing job running meanwhile may hold (its
+    # tests check that it cleans up). Other MPIs' jobs that happen to run on
+    # the machine meanwhile (benchmarks) do: ignore those.
+    foreign = ("vader_segment", "psm", "mpich", "sem.mpich", "ompi", "openmpi", "hwloc", "ftmpi-ckpt-")
     new_shm = {n for n in set(os.listdir("/dev/shm")) - shm_before if not n.startswith(foreign)}
     if new_shm:
         failures.append(f"/dev/shm entries left behind: {sorted(new_shm)}")
