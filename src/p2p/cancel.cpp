@@ -29,9 +29,9 @@ void Engine::cancel(Request* w) {
   const uint64_t msg_id = buffered ? w->remote_req : w->id;
   Request* m = buffered ? pool_.find(msg_id) : w;
   if (m && m->proto == Proto::kQueued && unqueue(m)) {  // never left this process
-    mark_withdrawn(m, false);
+    mark_withdrawn(m);
     complete(m);
-    mark_withdrawn(w, false);
+    mark_withdrawn(w);
     return;
   }
   Peer& p = peer(w->peer_slot);
@@ -55,7 +55,7 @@ void Engine::cancel(Request* w) {
   send_ctl(w->peer_slot, c);
 }
 
-void Engine::mark_withdrawn(Request* r, bool left) {
+void Engine::mark_withdrawn(Request* r) {
   // A send withdrawn because a failure interrupted its blocking call did not
   // deliver and reports the failure; one the user cancelled is "cancelled".
   if (r->ft_interrupted) {
@@ -64,7 +64,7 @@ void Engine::mark_withdrawn(Request* r, bool left) {
   }
   r->cancelled = true;
   if (module_ && r->kind == ReqKind::kSend && r->seq != 0 && r->peer_slot != self_.slot)
-    module_->on_withdrawn(r->peer_slot, r->seq, left);
+    module_->on_withdrawn(r->peer_slot, r->seq);
 }
 
 bool Engine::unqueue(Request* m) {

@@ -391,8 +391,7 @@ class Engine final : public rte::EventSink {
   void finalize_handlers();
 
   // cancel protocol (cancel.cpp)
-  // `left`: the message had left this process (ModuleSeam::on_withdrawn).
-  void mark_withdrawn(Request* r, bool left = true);
+  void mark_withdrawn(Request* r);
   bool unqueue(Request* m);
   // Removes the unexpected message; its channel sequence number, 0: not there.
   uint64_t withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t msg_id);

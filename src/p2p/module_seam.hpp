@@ -131,13 +131,12 @@ class ModuleSeam {
 
   // The user's cancel withdrew message `seq` to `dst_slot`: its receiver
   // never delivers it, so it must not be sent again (e.g. to a restarted
-  // receiver). `left`: the message had left this process (the receiver
-  // withdrew it); else it was still queued here and its number is skipped
-  // on the channel. May come twice for one message.
-  virtual void on_withdrawn(int32_t dst_slot, uint64_t seq, bool left) {
+  // receiver), nor by a replay of this process. Either it was still queued
+  // here (its number is skipped on the channel) or its receiver withdrew
+  // it. May come twice for one message.
+  virtual void on_withdrawn(int32_t dst_slot, uint64_t seq) {
     (void)dst_slot;
     (void)seq;
-    (void)left;
   }
 
   // The runtime's event logger acknowledged determinant batches up to

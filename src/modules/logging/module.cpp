@@ -122,12 +122,13 @@ void Module::cancel(p2p::Request* r) {
   after_event();
 }
 
-void Module::on_withdrawn(int32_t dst_slot, uint64_t seq, bool left) {
+void Module::on_withdrawn(int32_t dst_slot, uint64_t seq) {
   logger_.withdrawn(dst_slot, seq);
-  // Withdrawn before it left: its number is skipped, the receiver may take
-  // later ones, so a replay withholds it (spec §5). One that left is
-  // answered "withdrawn" by its receiver when it comes again.
-  if (!left) logger_.outcomes().withdrew(dst_slot, seq);
+  // A replay withholds it, whether it left or not (spec §5): sent again, it
+  // would reach a receiver that may hold later messages on its channel (a
+  // number skipped) or be replaying, and whose CANCEL would wait for that
+  // replay to catch up, which may need this very sender's later messages.
+  logger_.outcomes().withdrew(dst_slot, seq);
 }
 
 void Module::finalize() {

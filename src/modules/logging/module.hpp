@@ -59,7 +59,7 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   p2p::FailurePolicy on_failure(ProcId who) override;
   void on_peer_back(ProcId who) override;
   void on_determinants_acked(uint64_t batch) override;
-  void on_withdrawn(int32_t dst_slot, uint64_t seq, bool left) override;
+  void on_withdrawn(int32_t dst_slot, uint64_t seq) override;
 
   // p2p::ControlHandler
   void on_control(ProcId from, const uint8_t* data, size_t len) override;

@@ -11,11 +11,11 @@
 // before that later determinant), so the caller must block until it
 // succeeds; once the log is exhausted polls are live again.
 //
-// A send withdrawn by the user's cancel (kWithdrawn) is logged so that a
-// replay withholds it: a message withdrawn before it left had its number
-// skipped, and the receiver may hold later ones; sent again, it would reach
-// the receiver (or a replaying one) as something the dead incarnation never
-// delivered.
+// A send withdrawn by the user's cancel (kWithdrawn), before it left or by
+// its receiver, is logged so that a replay withholds it: sent again, it
+// would reach a receiver that may hold later messages of the channel (its
+// number skipped, or its withdrawal forgotten by a restart) or be replaying
+// itself, as something the dead incarnation never delivered.
 //
 // Pessimism: the determinants recorded since the last flush, and the batches
 // the event logger has not acknowledged yet, forbid sending (may_send());
