@@ -340,6 +340,11 @@ void Module::on_peer_back(ProcId who) {
 
 void Module::on_control(ProcId from, const uint8_t* data, size_t len) {
   logger_.on_frame(from.slot, data, len);
+  // A RESENT may be the last thing a replay waited for, and the program may
+  // be blocked on peers that wait for it: report the catch-up now, not at
+  // the next application event (which may never come). Deferred cancels
+  // wait for that event: this runs inside a transport poll.
+  if (logger_.take_caught_up()) report_caught_up();
 }
 
 bool Module::send_frame(int32_t slot, const std::vector<uint8_t>& bytes) {
