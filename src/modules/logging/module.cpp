@@ -343,8 +343,8 @@ void Module::on_control(ProcId from, const uint8_t* data, size_t len) {
   // A RESENT may be the last thing a replay waited for, and the program may
   // be blocked on peers that wait for it: report the catch-up now, not at
   // the next application event (which may never come). Deferred cancels
-  // wait for that event: this runs inside a transport poll.
-  if (logger_.take_caught_up()) report_caught_up();
+  // wait for that event (answer_cancels): this runs inside a transport poll.
+  after_event();
 }
 
 bool Module::send_frame(int32_t slot, const std::vector<uint8_t>& bytes) {

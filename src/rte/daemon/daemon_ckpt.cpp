@@ -54,11 +54,12 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
     n.facts.ok = 0;
     n.facts.why = "not the job's checkpoint store";
   }
-  if (n.facts.ok && n.facts.store == proto::CkptFacts::kStoreMemory && !n.facts.store_error.empty()) {
+  // From here, for a taken checkpoint, `memory` is also what the rank said.
+  if (n.facts.ok && memory && !n.facts.store_error.empty()) {
     n.facts.ok = 0;
     n.facts.why = n.facts.store_error;
   }
-  if (n.facts.ok && n.facts.store != proto::CkptFacts::kStoreMemory) {
+  if (n.facts.ok && !memory) {
     const pid_t pid = static_cast<pid_t>(m.facts.image_pid);
     int pfd = open_pidfd(pid);
     if (pfd < 0) {
@@ -90,7 +91,7 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
   // Garbage collection too: a restart after a host loss needs the stored
   // image once the senders dropped what a start from scratch needs.
   if (n.facts.ok && hold_note_until_stored(pid, n, r.ckpt_collect)) return;
-  if (n.facts.ok && n.facts.store == proto::CkptFacts::kStoreMemory) {
+  if (n.facts.ok && memory) {
     // The rank wrote the file before it reported (and removed its older ones).
     if (r.ckpt_collect) ckpt_kept(r.id, n.facts);
   } else if (n.facts.ok) {
