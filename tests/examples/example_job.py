@@ -9,7 +9,12 @@ Failures come from the launcher in one of two ways:
     drawn from `--kill-ranks` at seeded random offsets within `--kill-window`
     through `ftmpirun --kill JOB:RANK`, as a user would from another terminal.
     `--burst` sends the second kill 5-30 ms after the first, while the
-    survivors are recovering (a failure during recovery).
+    survivors are recovering (a failure during recovery);
+  - `--kill-at RANK@SECONDS` (repeatable): the same, at fixed offsets after
+    `--kill-after`; kills with the same offset are sent at once (two
+    simultaneous failures). A test that needs a state the program reaches
+    at its own pace (a first checkpoint) waits for the line that says so
+    instead of guessing a time, which a loaded machine makes wrong.
 
 The example itself compares its result with a failure-free computation and
 exits non-zero on a mismatch. Checked here: the exit status, the program's
@@ -53,6 +58,28 @@ def plan_kills(a):
     return list(zip(times, victims))
 
 
+def fixed_kills(specs):
+    """[(offset seconds, rank)] from RANK@SECONDS specs."""
+    plan = []
+    for spec in specs:
+        rank, sep, offset = spec.partition("@")
+        if not sep:
+            sys.exit(f"example_job.py: --kill-at wants RANK@SECONDS, got '{spec}'")
+        plan.append((float(offset), int(rank)))
+    return sorted(plan)
+
+
+def group_by_offset(plan):
+    """[(offset, [ranks])]: kills planned for the same instant go together."""
+    groups = []
+    for offset, rank in plan:
+        if groups and groups[-1][0] == offset:
+            groups[-1][1].append(rank)
+        else:
+            groups.append((offset, [rank]))
+    return groups
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ftmpirun", required=True)
@@ -65,6 +92,7 @@ def main():
     ap.add_argument("--kill-after", default=None, help="regex of the output line that starts the clock")
     ap.add_argument("--distinct", action="store_true", help="never the same rank twice (BLANK, SHRINK)")
     ap.add_argument("--burst", action="store_true")
+    ap.add_argument("--kill-at", action="append", default=[], help="RANK@SECONDS after --kill-after (repeatable)")
     ap.add_argument("--expect-failures", default=None, help="N, or 'kills' for as many as were made")
     ap.add_argument("--min-failures", type=int, default=1)
     ap.add_argument("--expect-exit", default="0", help="an exit code, or 'nonzero'")
@@ -75,10 +103,10 @@ def main():
     program = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
 
     cmd = [a.ftmpirun, "-np", str(a.np)] + a.launcher + program
-    plan = plan_kills(a) if a.random_kills else []
+    plan = plan_kills(a) if a.random_kills else fixed_kills(a.kill_at)
     print("command:", " ".join(cmd))
     if plan:
-        print(f"seed {a.seed}: kills (s after /{a.kill_after}/, rank): "
+        print(f"{f'seed {a.seed}: ' if a.random_kills else ''}kills (s after /{a.kill_after}/, rank): "
               + ", ".join(f"({t:.3f}, {r})" for t, r in plan))
     sys.stdout.flush()
 
@@ -108,12 +136,15 @@ def main():
             started.set()
         if started.wait(timeout=a.timeout):
             t_start = time.time()
-            for offset, rank in plan:
+            for offset, ranks in group_by_offset(plan):
                 delay = t_start + offset - time.time()
                 if delay > 0:
                     time.sleep(delay)
-                k = subprocess.run([a.ftmpirun, "--kill", f"{p.pid}:{rank}"], capture_output=True, text=True)
-                made.append((rank, k.returncode == 0, (k.stdout + k.stderr).strip()))
+                kills = [(rank, subprocess.Popen([a.ftmpirun, "--kill", f"{p.pid}:{rank}"], stdout=subprocess.PIPE,
+                                                 stderr=subprocess.STDOUT, text=True)) for rank in ranks]
+                for rank, k in kills:
+                    text = k.communicate()[0]
+                    made.append((rank, k.returncode == 0, text.strip()))
     hang = False
     try:
         p.wait(timeout=max(1.0, a.timeout - (time.time() - t0)))
