@@ -241,6 +241,11 @@ class Engine final : public rte::EventSink {
   // no receive that matched and waits for data, nothing on a TCP socket.
   // A fork now is an image that needs no engine protocol state restored.
   bool quiescent();
+  // The lowest sequence number from `slot` of a large message that arrived
+  // here as an RTS and was not taken yet (0: none). Its data is still in the
+  // sender's memory, not in ours: an image of this process has the message
+  // counted as received but needs its sender's copy again.
+  uint64_t first_unpulled(int32_t slot);
   // A checkpoint image (taken when quiescent()) runs again as the slot's
   // next incarnation `boot.self`; the client has said HELLO on its new
   // channel and holds `boot`. The transports of the image's process are

@@ -28,6 +28,16 @@ bool Engine::quiescent() {
   return !busy;
 }
 
+uint64_t Engine::first_unpulled(int32_t slot) {
+  uint64_t first = 0;
+  match_.for_each([&](uint64_t, MatchTable::Queues& mq) {
+    for (Unexpected* u = mq.unexp_head; u; u = u->next)
+      if (u->hdr.type == MsgType::kRts && u->hdr.src_slot == slot && (first == 0 || u->hdr.seq < first))
+        first = u->hdr.seq;
+  });
+  return first;
+}
+
 Err Engine::resume(const rte::BootInfo& boot, std::vector<ProcId>& up) {
   if (boot.self.slot != self_.slot || boot.world_size != world_size()) return Err::kIntern;
   links_->shm.forget();

@@ -78,7 +78,14 @@ void Module::take(uint64_t number) {
   f.dets_acked = client_.determinants_acked();
   f.log_bytes = lg.log().bytes();
   f.received.resize(static_cast<size_t>(engine_.world_size()));
-  for (int s = 0; s < engine_.world_size(); ++s) f.received[static_cast<size_t>(s)] = lg.inbound().received(s);
+  for (int s = 0; s < engine_.world_size(); ++s) {
+    // A large message taken in by its RTS only is counted as received, but
+    // its data is still the sender's: the image needs it sent again, so the
+    // sender must keep it in its log (garbage collection stops before it).
+    uint64_t got = lg.inbound().received(s);
+    if (const uint64_t first = engine_.first_unpulled(s); first > 0 && first <= got) got = first - 1;
+    f.received[static_cast<size_t>(s)] = got;
+  }
   store_.number = number;
   store_.daemon_pid = static_cast<int>(::getppid());
   store_.secret = client_.job_secret();

@@ -309,7 +309,9 @@ def main():
             if len(stored) < a.min_ckpts:
                 fail("%d checkpoints stored in %s, expected at least %d" % (len(stored), kind, a.min_ckpts), out, err)
             good = [e for e in ck if "store_error" not in e]
-            if any(e["stored_bytes"] < e["resident"] // 4 or e["store_ms"] <= 0 for e in good):
+            # A small process's resident set is mostly the transports' shared
+            # segment, which no image holds: a quarter of it, or 256 KiB.
+            if any(e["stored_bytes"] < min(e["resident"] // 4, 1 << 18) or e["store_ms"] <= 0 for e in good):
                 fail("implausible stored sizes or times in %r" % good, out, err)
             if not re.search(r"; (\d+) stored \([\d.]+ MiB in [\d.]+ ms \(\d+ MiB/s\)\), \d+ not", err):
                 fail("no stored totals in the summary line", out, err)
