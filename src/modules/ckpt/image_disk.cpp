@@ -1,37 +1,18 @@
 #include "modules/ckpt/image_disk.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <vector>
+
+#include "base/ckpt_image_files.hpp"
 
 namespace ftmpi::ckpt {
 namespace {
 
 std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
-
-// Image number from "<job>.r<rank>.c<number>.img", 0 if `name` is not one.
-uint64_t number_in(const std::string& name, const std::string& prefix) {
-  if (name.compare(0, prefix.size(), prefix) != 0) return 0;
-  std::string rest = name.substr(prefix.size());
-  if (!rest.ends_with(".img")) return 0;
-  rest.resize(rest.size() - 4);
-  if (rest.empty() || rest.find_first_not_of("0123456789") != std::string::npos) return 0;
-  return std::stoull(rest);
-}
-
-std::vector<std::string> names_in(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (struct dirent* e = ::readdir(d)) out.emplace_back(e->d_name);
-    ::closedir(d);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -47,7 +28,7 @@ Error DiskStore::prepare() const {
 }
 
 std::string DiskStore::path_of(int rank, uint64_t number) const {
-  return dir_ + "/" + job_ + ".r" + std::to_string(rank) + ".c" + std::to_string(number) + ".img";
+  return ckpt_files::image_path(dir_, job_, rank, number);
 }
 
 std::string DiskStore::temp_path(int rank, uint64_t number) const {
@@ -71,11 +52,8 @@ Error DiskStore::commit(int fd, int rank, uint64_t number) const {
   }
   if (::close(fd) != 0) return {errno_text("cannot close " + tmp)};
   if (::rename(tmp.c_str(), final_path.c_str()) != 0) return {errno_text("cannot rename " + tmp)};
-  std::string prefix = job_ + ".r" + std::to_string(rank) + ".c";
-  for (const std::string& n : names_in(dir_)) {
-    uint64_t k = number_in(n, prefix);
-    if (k != 0 && k < number) ::unlink((dir_ + "/" + n).c_str());
-  }
+  for (const ckpt_files::ImageFile& f : ckpt_files::job_images(dir_, job_))
+    if (f.whole && f.rank == rank && f.number < number) ::unlink(f.path.c_str());
   return {};
 }
 
@@ -84,24 +62,12 @@ void DiskStore::abandon(int fd, int rank, uint64_t number) const {
   ::unlink(temp_path(rank, number).c_str());
 }
 
-uint64_t DiskStore::latest(int rank) const {
-  std::string prefix = job_ + ".r" + std::to_string(rank) + ".c";
-  uint64_t best = 0;
-  for (const std::string& n : names_in(dir_)) {
-    uint64_t k = number_in(n, prefix);
-    if (k > best) best = k;
-  }
-  return best;
-}
+uint64_t DiskStore::latest(int rank) const { return ckpt_files::newest_image(dir_, job_, rank).number; }
 
 Error DiskStore::remove_job() const {
-  std::string prefix = job_ + ".r";
   std::string failed;
-  for (const std::string& n : names_in(dir_)) {
-    if (n.compare(0, prefix.size(), prefix) != 0) continue;
-    bool image = n.ends_with(".img") || n.ends_with(".img.tmp");
-    if (image && ::unlink((dir_ + "/" + n).c_str()) != 0 && failed.empty()) failed = errno_text("cannot remove " + n);
-  }
+  for (const ckpt_files::ImageFile& f : ckpt_files::job_images(dir_, job_))
+    if (::unlink(f.path.c_str()) != 0 && failed.empty()) failed = errno_text("cannot remove " + f.path);
   return {failed};
 }
 

@@ -96,18 +96,10 @@ void report(const StoreTarget& t, const rte::proto::CkptStored& m) {
 
 StoreTarget store_from_environment() {
   StoreTarget t;
-  const std::string store = params::get_str("FTMPI_CKPT_STORE", "");
-  if (store == "buddy") {
-    t.kind = CkptFacts::kStoreBuddy;
-  } else if (store.rfind("disk:", 0) == 0 && store.size() > 5) {
-    t.kind = CkptFacts::kStoreDisk;
-    t.dir = store.substr(5);
-    t.job = params::get_str("FTMPI_CKPT_JOB", "job");
-  } else if (store.rfind("memory:", 0) == 0 && store.size() > 7) {
-    t.kind = CkptFacts::kStoreMemory;
-    t.dir = store.substr(7);
-    t.job = params::get_str("FTMPI_CKPT_JOB", "job");
-  }
+  const rte::proto::StoreSetting st = rte::proto::parse_store_setting(params::get_str(rte::proto::kCkptStoreEnv, ""));
+  t.kind = st.kind;
+  t.dir = st.dir;
+  if (!t.dir.empty()) t.job = params::get_str("FTMPI_CKPT_JOB", "job");
   return t;
 }
 

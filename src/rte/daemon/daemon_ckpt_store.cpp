@@ -9,7 +9,6 @@
 // server's copy, or the disk file) feeds a restorer; an image that fails to
 // restore is never tried again, and the slot then starts from the program's
 // start.
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -22,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/ckpt_image_files.hpp"
 #include "base/fd.hpp"
 #include "base/log.hpp"
 #include "rte/daemon/daemon.hpp"
@@ -57,27 +57,19 @@ void Daemon::start_ckpt_server() {
 
 void Daemon::setup_ckpt_store(const proto::JobStart& job) {
   if (!job.modes.transparent_mode()) return;
-  std::string store, name;
+  const std::string key = std::string(proto::kCkptStoreEnv) + "=";
+  proto::StoreSetting st;
+  std::string name;
   for (const std::string& e : job.env) {
-    if (e.rfind("FTMPI_CKPT_STORE=", 0) == 0) store = e.substr(17);
+    if (e.rfind(key, 0) == 0) st = proto::parse_store_setting(e.substr(key.size()));
     if (e.rfind("FTMPI_CKPT_JOB=", 0) == 0) name = e.substr(15);
   }
-  if (store == "buddy") {
-    ckpt_store_ = CkptFacts::kStoreBuddy;
-  } else if (store.rfind("disk:", 0) == 0 && store.size() > 5) {
-    ckpt_store_ = CkptFacts::kStoreDisk;
-    ckpt_dir_ = store.substr(5);
-    ckpt_job_ = name;
-  } else if (store.rfind("memory:", 0) == 0 && store.size() > 7) {
-    // The ranks write their images themselves and report them in CKPT_DONE:
-    // no copy, so no report socket.
-    ckpt_store_ = CkptFacts::kStoreMemory;
-    ckpt_dir_ = store.substr(7);
-    ckpt_job_ = name;
-    return;
-  } else {
-    return;
-  }
+  ckpt_store_ = st.kind;
+  ckpt_dir_ = st.dir;
+  ckpt_job_ = st.dir.empty() ? std::string() : name;
+  // The memory store's ranks write their images themselves and report them
+  // in CKPT_DONE: no copy, so no report socket; the local store has none.
+  if (st.kind != CkptFacts::kStoreBuddy && st.kind != CkptFacts::kStoreDisk) return;
   stored_fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   const std::string sock = proto::ckpt_store_socket_name(static_cast<int>(::getpid()));
   sockaddr_un a{};
@@ -223,35 +215,13 @@ bool Daemon::start_over(LocalRank& r) {
 }
 
 std::pair<std::string, uint64_t> Daemon::newest_disk_image(int32_t slot) const {
-  std::pair<std::string, uint64_t> best{"", 0};
-  DIR* d = ::opendir(ckpt_dir_.c_str());
-  if (!d) return best;
-  const std::string prefix = ckpt_job_ + ".r" + std::to_string(slot) + ".c";
-  while (const dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    // Whole images only: a .tmp file is one a copy was still writing.
-    if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + 4 ||
-        name.compare(name.size() - 4, 4, ".img") != 0)
-      continue;
-    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 4);
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    const uint64_t number = std::strtoull(digits.c_str(), nullptr, 10);
-    if (number > best.second) best = {ckpt_dir_ + "/" + name, number};
-  }
-  ::closedir(d);
-  return best;
+  ckpt_files::ImageFile f = ckpt_files::newest_image(ckpt_dir_, ckpt_job_, slot);
+  return {std::move(f.path), f.number};
 }
 
 void Daemon::remove_memory_images() {
   if (ckpt_store_ != CkptFacts::kStoreMemory || ckpt_job_.empty()) return;
-  DIR* d = ::opendir(ckpt_dir_.c_str());
-  if (!d) return;
-  const std::string prefix = ckpt_job_ + ".r";
-  std::vector<std::string> victims;
-  while (const dirent* e = ::readdir(d))
-    if (std::string n = e->d_name; n.rfind(prefix, 0) == 0) victims.push_back(ckpt_dir_ + "/" + n);
-  ::closedir(d);
-  for (const std::string& v : victims) (void)::unlink(v.c_str());
+  for (const ckpt_files::ImageFile& f : ckpt_files::job_images(ckpt_dir_, ckpt_job_)) (void)::unlink(f.path.c_str());
 }
 
 void Daemon::prepare_restore(const ProcId& who, const LocalRank* dead) {

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "rte/common/shown.hpp"
+#include "rte/proto/ckpt_messages.hpp"
 
 namespace ftmpi::rte {
 namespace {
@@ -184,11 +185,11 @@ std::string ckpt_store_env(const CkptOptions& o) {
   if (!o.on) return "";
   switch (o.store) {
     case CkptStore::kBuddy:
-      return std::string(kCkptStoreEnv) + "=buddy";
+      return std::string(proto::kCkptStoreEnv) + "=buddy";
     case CkptStore::kDisk:
-      return std::string(kCkptStoreEnv) + "=disk:" + o.disk_dir;
+      return std::string(proto::kCkptStoreEnv) + "=disk:" + o.disk_dir;
     case CkptStore::kMemory:
-      return std::string(kCkptStoreEnv) + "=memory:" + o.disk_dir;
+      return std::string(proto::kCkptStoreEnv) + "=memory:" + o.disk_dir;
     default:
       return "";
   }

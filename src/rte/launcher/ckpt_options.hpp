@@ -63,10 +63,8 @@ std::string check_ckpt_options(CkptOptions& o, bool transparent);
 // directory. Empty: fine; else the one-line error, which starts with
 // `option` (as the user wrote the store).
 std::string prepare_disk_dir(std::string& dir, const std::string& option);
-// What tells daemons and ranks where images go: FTMPI_CKPT_STORE=buddy,
-// =disk:/abs/dir or =memory:/dir, in the job's environment; "" for the
-// local store.
-inline constexpr const char* kCkptStoreEnv = "FTMPI_CKPT_STORE";
+// What tells daemons and ranks where images go (proto::kCkptStoreEnv,
+// read back by proto::parse_store_setting); "" for the local store.
 std::string ckpt_store_env(const CkptOptions& o);
 // The fork of a process whose heap is in 4 KiB pages copies one page-table
 // entry per page: about 32 ms of CPU per GiB here. With glibc's malloc asked

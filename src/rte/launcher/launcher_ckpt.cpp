@@ -5,12 +5,12 @@
 // answers within kOrderTimeoutMs (the rank never reached a safe point, or
 // its report was lost with it) counts as failed, so that a stuck process
 // cannot stop checkpointing for the others.
-#include <dirent.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <limits>
 
+#include "base/ckpt_image_files.hpp"
 #include "base/clock.hpp"
 #include "base/log.hpp"
 #include "base/params.hpp"
@@ -186,16 +186,8 @@ void Launcher::ckpt_end_disk() {
   if (keep) say("ftmpirun: checkpoint images kept in " + dir + " (" + ckpt_job_ + ".r*.img)");
   // The job's images unless kept, and in any case the temporary files of
   // copies killed while writing (with their rank, at its end).
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return;
-  const std::string prefix = ckpt_job_ + ".r";
-  std::vector<std::string> victims;
-  while (const dirent* e = ::readdir(d))
-    if (std::string n = e->d_name; n.rfind(prefix, 0) == 0 && (!keep || n.ends_with(".tmp")))
-      victims.push_back(dir + "/" + n);
-  ::closedir(d);
-  for (const std::string& v : victims)
-    if (::unlink(v.c_str()) != 0) say("ftmpirun: cannot remove checkpoint image " + v);
+  for (const ckpt_files::ImageFile& f : ckpt_files::job_images(dir, ckpt_job_))
+    if ((!keep || !f.whole) && ::unlink(f.path.c_str()) != 0) say("ftmpirun: cannot remove checkpoint image " + f.path);
   // Shared by the host's jobs: gone only when the last one leaves it empty.
   if (opts_.ckpt.store == CkptStore::kMemory) (void)::rmdir(dir.c_str());
 }

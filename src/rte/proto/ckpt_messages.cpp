@@ -168,4 +168,18 @@ bool CkptTaken::decode(Decoder& d) {
   return d.ok() && who.valid() && number > 0;
 }
 
+StoreSetting parse_store_setting(const std::string& value) {
+  StoreSetting st;
+  if (value == "buddy") {
+    st.kind = CkptFacts::kStoreBuddy;
+  } else if (value.rfind("disk:", 0) == 0 && value.size() > 5) {
+    st.kind = CkptFacts::kStoreDisk;
+    st.dir = value.substr(5);
+  } else if (value.rfind("memory:", 0) == 0 && value.size() > 7) {
+    st.kind = CkptFacts::kStoreMemory;
+    st.dir = value.substr(7);
+  }
+  return st;
+}
+
 }  // namespace ftmpi::rte::proto

@@ -84,6 +84,16 @@ struct CkptFacts {
   friend bool operator==(const CkptFacts&, const CkptFacts&) = default;
 };
 
+// Where a transparent job's images go, as the launcher writes it into the
+// job's environment (FTMPI_CKPT_STORE=buddy, =disk:/abs/dir, =memory:/dir;
+// unset or anything else: the local store) and the daemons and ranks read it.
+inline constexpr const char* kCkptStoreEnv = "FTMPI_CKPT_STORE";
+struct StoreSetting {
+  uint8_t kind = CkptFacts::kStoreLocal;
+  std::string dir;  // disk and memory stores
+};
+StoreSetting parse_store_setting(const std::string& value);
+
 struct CkptDone {
   static constexpr MsgType kType = MsgType::kCkptDone;
   CkptFacts facts;
