@@ -169,7 +169,6 @@ void Module::on_determinants_acked(uint64_t batch) {
 }
 
 bool Module::round_may_start(uint64_t sched, uint32_t round) {
-  settle_probe(true);
   Outcomes& o = logger_.outcomes();
   const size_t ahead = o.to_replay();
   if (!o.round_may_start(sched, round)) return false;
