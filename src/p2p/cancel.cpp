@@ -72,6 +72,10 @@ bool Engine::unqueue(Request* m) {
     withheld_.erase(w);
     return true;
   }
+  if (auto u = std::find(unnumbered_.begin(), unnumbered_.end(), m); u != unnumbered_.end()) {
+    unnumbered_.erase(u);
+    return true;
+  }
   Peer& p = peer(m->peer_slot);
   for (auto it = p.pending.begin(); it != p.pending.end(); ++it) {
     if (it->req == m) {

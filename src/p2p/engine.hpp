@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <set>
 #include <vector>
@@ -131,6 +132,16 @@ class Engine final : public rte::EventSink {
   bool inject(int32_t slot, const Envelope& e, const void* data, uint64_t len);
   // The last channel sequence number given to a send to `slot` (0: none).
   uint64_t last_send_seq(int32_t slot) const;
+  // Nonblocking collectives (coll/nbc): may round `round` (> 0) of this
+  // process's schedule number `sched` start its sends now (see
+  // ModuleSeam::round_may_start)? Then round_started() once they are
+  // started: sends kept unnumbered meanwhile (ModuleSeam::may_number) go on.
+  bool round_may_start(uint64_t sched, uint32_t round) { return !module_ || module_->round_may_start(sched, round); }
+  void round_started() {
+    if (!module_) return;
+    module_->round_started();
+    number_kept();
+  }
   // CANCELs the module deferred (ModuleSeam::defer_cancels): answered now,
   // as on arrival; one whose sender died meanwhile is dropped (its next
   // incarnation asks again if it still waits).
@@ -363,6 +374,9 @@ class Engine final : public rte::EventSink {
   // module seam (module_seam.cpp)
   Envelope envelope_of(const MatchHdr& h) const;
   bool announce_send(Peer& p, int32_t slot, Request* r);  // true: the module holds it
+  // start_send from the sequence number on (the destination is resolved).
+  void number_and_send(Peer& p, Request* r);
+  void number_kept();  // the kept sends the module now lets take their numbers
   void force_wildcard(Request* r);
   void matched(const Request* r, const MatchHdr& h) {
     if (module_) module_->on_matched(envelope_of(h), r);
@@ -467,6 +481,9 @@ class Engine final : public rte::EventSink {
   // Sends the module withholds (SendVerdict::kWithhold) until the user's
   // cancel withdraws them.
   std::vector<Request*> withheld_;
+  // Sends kept before they take a sequence number (ModuleSeam::may_number),
+  // in start order: every later send waits behind them.
+  std::deque<Request*> unnumbered_;
   bool interrupted_ = false;
   bool lonely_wildcards_fail_ = false;
   bool epoch_discard_ = false;  // RESET after a recovery: frames of earlier epochs are dropped

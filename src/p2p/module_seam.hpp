@@ -23,6 +23,9 @@
 //   on_peer_back   a hidden failure's slot runs again as a new incarnation
 //   on_withdrawn   a cancelled send was withdrawn (never delivered)
 //   defer_cancels  a CANCEL arrived: answer it now or when the module says
+//   may_number     a send is about to take its sequence number: now or later
+//   round_may_start a nonblocking collective's later round would start its
+//                  sends (replay: where the dead incarnation started it)
 //
 // Everything runs inside MPI calls on the one thread; calls made from inside
 // a transport poll (on_arrival, on_matched) may send or inject but must not
@@ -148,6 +151,24 @@ class ModuleSeam {
   // replaying process must not withdraw a message its dead incarnation may
   // have matched before it has re-executed that far).
   virtual bool defer_cancels() { return false; }
+
+  // A send (to any process, this one included) is about to take its
+  // channel sequence number. false: not yet; the engine keeps it, and every
+  // later send that gets false too, unnumbered and in order, and asks again
+  // after round_started(). A replay keeps the program's sends behind a
+  // nonblocking collective's round the dead incarnation started first.
+  virtual bool may_number() { return true; }
+  // Round `round` (> 0) of the nonblocking collective schedule `sched` (this
+  // process's schedules numbered from 0 in start order) has its input and
+  // would start its sends, from wherever progress runs. true: they start now
+  // and round_started() follows them; false: ask again at a later progress
+  // pass. Every send of the round may_number() allows.
+  virtual bool round_may_start(uint64_t sched, uint32_t round) {
+    (void)sched;
+    (void)round;
+    return true;
+  }
+  virtual void round_started() {}
 
   // The end of every progress pass, outside any transport poll: the one
   // place where the process may be forked for a checkpoint (the checkpoint

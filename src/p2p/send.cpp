@@ -61,14 +61,33 @@ void Engine::start_send(Request* r) {
     }
     r->peer_inc = p.inc;
   }
+  if (module_ && !module_->may_number()) {
+    r->proto = Proto::kQueued;  // never left: cancel() unqueues it
+    unnumbered_.push_back(r);
+    return;
+  }
+  number_and_send(p, r);
+}
+
+void Engine::number_and_send(Peer& p, Request* r) {
   r->seq = ++p.send_seq;
-  if (module_ && announce_send(p, dst.slot, r)) return;
+  if (module_ && announce_send(p, r->peer_slot, r)) return;
   if (p.self) {
     send_self(r);
     return;
   }
   if (p.pending.empty() && try_send_match(p, r)) return;
-  queue_send(p, dst.slot, r, false);
+  queue_send(p, r->peer_slot, r, false);
+}
+
+void Engine::number_kept() {
+  while (!unnumbered_.empty() && module_->may_number()) {
+    Request* r = unnumbered_.front();
+    unnumbered_.pop_front();
+    Peer& p = peer(r->peer_slot);
+    r->peer_inc = p.inc;  // the slot may have run a new incarnation since
+    number_and_send(p, r);
+  }
 }
 
 void Engine::queue_send(Peer& p, int32_t slot, Request* r, bool held) {

@@ -27,8 +27,19 @@ void* Schedule::temp_items(const dtype::Type& t, size_t count) {
   return scratch(s.bytes) - s.lo;
 }
 
-void Schedule::start_round() {
+bool Schedule::start_round() {
   p2p::Engine& eng = team_.engine();
+  const std::vector<Transfer>& ts = rounds_[cur_].transfers;
+  // A later round starts where progress finds its input: with a module on
+  // (transparent mode) the engine says whether its sends may take their
+  // numbers now. Receives alone change no numbering.
+  const bool gated = cur_ > 0 && eng.module() &&
+                     std::any_of(ts.begin(), ts.end(), [](const Transfer& t) { return !t.is_recv; });
+  if (gated && !eng.round_may_start(number_, static_cast<uint32_t>(cur_))) {
+    waiting_start_ = true;
+    return false;
+  }
+  waiting_start_ = false;
   comm::Communicator& c = team_.comm();
   const uint64_t ctx = c.coll_ctx();
   // One tag for the whole call: between two members every schedule has at
@@ -40,6 +51,8 @@ void Schedule::start_round() {
                                 : eng.isend(t.buf, t.count, t.type, c, ctx, peer, tag);
     inflight_.push_back(r);
   }
+  if (gated) eng.round_started();
+  return true;
 }
 
 bool Schedule::round_done(Err* e) {
@@ -69,6 +82,7 @@ bool Schedule::poll() {
     started_ = true;
     if (!rounds_.empty()) start_round();
   }
+  if (waiting_start_ && !start_round()) return false;
   while (cur_ < rounds_.size()) {
     Err e = Err::kOk;
     if (!round_done(&e)) return false;
@@ -79,7 +93,7 @@ bool Schedule::poll() {
     for (p2p::Request* r : inflight_) team_.engine().release_request(r);
     inflight_.clear();
     for (auto& step : rounds_[cur_].local) step();
-    if (++cur_ < rounds_.size()) start_round();
+    if (++cur_ < rounds_.size() && !start_round()) return false;
   }
   finish(result_);
   return true;
@@ -120,6 +134,7 @@ void Schedule::finish(Err e) {
 NbcEngine::~NbcEngine() = default;
 
 void NbcEngine::start(std::unique_ptr<Schedule> s) {
+  s->set_number(started_++);
   if (s->poll()) {
     park(std::move(s));
     return;

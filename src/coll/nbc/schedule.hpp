@@ -8,7 +8,10 @@
 // every pass of the engine (any MPI call that progresses, every blocking
 // wait) advances every active schedule as far as its requests allow. A
 // schedule whose round is done starts the next one at once in the same
-// pass.
+// pass, if the engine lets it (p2p::Engine::round_may_start: in transparent
+// mode a replay starts it where the dead incarnation did among the
+// process's other sends, spec/transparent-mode.md §3; a round without a
+// send needs no such word).
 //
 // Matching: each call draws the communicator's next collective sequence
 // number at its start (Team::begin_call), shared with the blocking
@@ -60,6 +63,8 @@ class Schedule {
   // `team` is copied; `user` is the request the caller hands to the user
   // (kind kColl): completed when the schedule ends.
   Schedule(const Team& team, p2p::Request* user);
+  // This process's schedules are numbered from 0 in start order (NbcEngine).
+  void set_number(uint64_t n) { number_ = n; }
   ~Schedule();
   Schedule(const Schedule&) = delete;
   Schedule& operator=(const Schedule&) = delete;
@@ -96,16 +101,19 @@ class Schedule {
   const p2p::Request* user() const { return user_; }
 
  private:
-  void start_round();
+  // false: the engine said not yet (the round starts at a later poll).
+  bool start_round();
   bool round_done(Err* e);
   void finish(Err e);
 
   Team team_;
   p2p::Request* user_;
   uint32_t seq_ = 0;
+  uint64_t number_ = 0;
   std::vector<Round> rounds_;
   size_t cur_ = 0;
   bool started_ = false;
+  bool waiting_start_ = false;  // round cur_ has its input, its start was refused
   bool done_ = false;
   Err result_ = Err::kOk;
   std::vector<p2p::Request*> inflight_;
@@ -136,6 +144,7 @@ class NbcEngine final : public p2p::ProgressHook {
   p2p::Engine& eng_;
   std::vector<std::unique_ptr<Schedule>> active_;
   std::vector<std::unique_ptr<Schedule>> stopped_;
+  uint64_t started_ = 0;  // schedules started by this process
   bool polling_ = false;  // a schedule's step may progress the engine again
 };
 

@@ -24,6 +24,7 @@ const char* kind_name(DetKind k) {
     case DetKind::kCancel: return "cancel";
     case DetKind::kProbe: return "probe";
     case DetKind::kWithdrawn: return "withdrawn";
+    case DetKind::kRound: return "round";
   }
   return "?";
 }
@@ -53,6 +54,11 @@ std::string describe(const Determinant& d) {
     case DetKind::kCancel:
       std::snprintf(buf, sizeof buf, "cancel #%llu: %s", static_cast<unsigned long long>(d.index),
                     d.flag ? "cancelled" : "not cancelled");
+      break;
+    case DetKind::kRound:
+      std::snprintf(buf, sizeof buf, "round #%llu: schedule %llu round %d after %llu sends",
+                    static_cast<unsigned long long>(d.index), static_cast<unsigned long long>(d.count), d.slot,
+                    static_cast<unsigned long long>(d.seq));
       break;
   }
   return buf;
@@ -85,6 +91,7 @@ size_t record_bytes(const Determinant& d) {
     case DetKind::kWtime:
     case DetKind::kWtick: return 1 + 8 + 8;
     case DetKind::kCancel: return 1 + 8 + 1;
+    case DetKind::kRound: return 1 + 8 + 8 + 4 + 8;
   }
   return 1 + 8;
 }
@@ -125,6 +132,11 @@ void encode_batch(const std::vector<Determinant>& dets, std::vector<uint8_t>& ou
         break;
       }
       case DetKind::kCancel: e.u8(d.flag ? 1 : 0); break;
+      case DetKind::kRound:
+        e.le(d.count);
+        e.le(static_cast<uint32_t>(d.slot));
+        e.le(d.seq);
+        break;
     }
   }
 }
@@ -164,6 +176,11 @@ Err decode_batches(const uint8_t* bytes, size_t len, std::vector<Determinant>& o
         case DetKind::kWtime:
         case DetKind::kWtick: x.value = d.f64(); break;
         case DetKind::kCancel: x.flag = d.u8() != 0; break;
+        case DetKind::kRound:
+          x.count = d.u64();
+          x.slot = d.i32();
+          x.seq = d.u64();
+          break;
       }
       got.push_back(std::move(x));
     }

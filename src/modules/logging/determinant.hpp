@@ -12,6 +12,10 @@
 //   kCancel      index-th MPI_Cancel outcome (`flag`: the operation was cancelled)
 //   kWithdrawn   index-th send the user's cancel withdrew: message (slot, seq),
 //                never delivered (a replay withholds it)
+//   kRound       index-th round (not a first one) of a nonblocking collective
+//                to start its sends: schedule `count` (this process's
+//                schedules numbered from 0 as started), round `slot`, after
+//                the process's first `seq` sends had taken their numbers
 //
 // Determinants travel to the event logger in batches (encode_batch); what a
 // restarted process fetches is the concatenation of its batches.
@@ -34,15 +38,16 @@ enum class DetKind : uint8_t {
   kCancel = 6,
   kProbe = 7,
   kWithdrawn = 8,
+  kRound = 9,
 };
-inline constexpr int kDetKinds = 9;  // array size indexed by DetKind
+inline constexpr int kDetKinds = 10;  // array size indexed by DetKind
 
 struct Determinant {
   DetKind kind = DetKind::kMatch;
   uint64_t index = 0;
-  int32_t slot = -1;         // kMatch, kProbe: the sender's slot; kWithdrawn: the receiver's
-  uint64_t seq = 0;          // kMatch, kProbe, kWithdrawn: the message's channel sequence number
-  uint64_t count = 0;        // kPolls
+  int32_t slot = -1;         // kMatch, kProbe: the sender's slot; kWithdrawn: the receiver's; kRound: the round
+  uint64_t seq = 0;          // kMatch, kProbe, kWithdrawn: the message's channel sequence number; kRound: sends before it
+  uint64_t count = 0;        // kPolls; kRound: the schedule
   double value = 0;          // kWtime, kWtick
   bool flag = false;         // kCancel
   std::vector<int32_t> which;  // kCompletion: request indices, in the order returned

@@ -168,6 +168,17 @@ void Module::on_determinants_acked(uint64_t batch) {
   if (go) engine_.release_held();
 }
 
+bool Module::round_may_start(uint64_t sched, uint32_t round) {
+  Outcomes& o = logger_.outcomes();
+  const size_t ahead = o.to_replay();
+  if (!o.round_may_start(sched, round)) return false;
+  if (o.to_replay() < ahead)
+    FTMPI_LOG(kInfo, "logging", "nonblocking collective round replayed: schedule %llu round %u after %llu sends",
+              static_cast<unsigned long long>(sched), round, static_cast<unsigned long long>(o.numbered()));
+  after_event();
+  return true;
+}
+
 p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
   settle_probe(true);
   if (e.dst_slot == engine_.self().slot) return p2p::SendVerdict::kGo;  // a replay re-creates it

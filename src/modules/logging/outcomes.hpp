@@ -17,6 +17,13 @@
 // number skipped, or its withdrawal forgotten by a restart) or be replaying
 // itself, as something the dead incarnation never delivered.
 //
+// Rounds of nonblocking collectives after their first start from the
+// progress engine when their messages have arrived: where their sends fall
+// among the process's other sends, and so their channel sequence numbers,
+// depends on timing. Each such round is logged (kRound) with the number of
+// sends numbered before it; a replay starts it exactly there, and a send
+// that would take its number first waits (may_number false) until it did.
+//
 // Pessimism: the determinants recorded since the last flush, and the batches
 // the event logger has not acknowledged yet, forbid sending (may_send());
 // the caller flushes them as one batch (take_batch) and waits for the ack.
@@ -101,6 +108,23 @@ class Outcomes {
   // withheld (never sent) until its cancel comes again.
   bool withhold(int32_t slot, uint64_t seq);
 
+  // A send is about to take its channel sequence number (every send, to
+  // this process too, in the order numbered). false: a replay must first
+  // start a round the dead incarnation started before this send; ask again
+  // after round_started().
+  bool may_number() {
+    if (!in_round_ && !queue_[static_cast<size_t>(DetKind::kRound)].empty() && round_due()) return false;
+    ++numbered_;
+    return true;
+  }
+  // Round `round` (not the first) of schedule `sched` has its input and
+  // would start its sends: recorded live (true); in a replay true only if
+  // it is the next logged round and as many sends were numbered as then.
+  // Its sends follow, then round_started().
+  bool round_may_start(uint64_t sched, uint32_t round);
+  void round_started() { in_round_ = false; }
+  uint64_t numbered() const { return numbered_; }
+
   // Pessimism and batching.
   bool has_unflushed() const { return !pending_.empty() || run_count_ > 0; }
   bool may_send() const { return !has_unflushed() && unacked_ == 0; }
@@ -128,6 +152,10 @@ class Outcomes {
   void close_run();
   void diverge(const std::string& what);
   double clock(DetKind k, double live);
+  bool round_due() const;  // the next logged round starts before the next send
+
+  uint64_t numbered_ = 0;  // sends numbered so far (both modes)
+  bool in_round_ = false;  // a round's sends are being started
 
   // Replay: one queue per kind, in logged order, except the kinds whose
   // outcomes may be logged out of their numbering order (kMatch, kCancel):

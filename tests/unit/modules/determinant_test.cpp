@@ -7,7 +7,7 @@ namespace ftmpi::logging {
 namespace {
 
 std::vector<Determinant> sample() {
-  std::vector<Determinant> v(7);
+  std::vector<Determinant> v(8);
   v[0].kind = DetKind::kMatch, v[0].index = 0, v[0].slot = 3, v[0].seq = 17;
   v[1].kind = DetKind::kPolls, v[1].index = 5, v[1].count = 12;
   v[2].kind = DetKind::kCompletion, v[2].index = 1, v[2].which = {4, 0, 2};
@@ -15,6 +15,7 @@ std::vector<Determinant> sample() {
   v[4].kind = DetKind::kWtick, v[4].index = 0, v[4].value = 1e-9;
   v[5].kind = DetKind::kCancel, v[5].index = 9, v[5].flag = true;
   v[6].kind = DetKind::kWithdrawn, v[6].index = 1, v[6].slot = 2, v[6].seq = 40;
+  v[7].kind = DetKind::kRound, v[7].index = 4, v[7].count = 11, v[7].slot = 2, v[7].seq = 1ull << 40;
   return v;
 }
 
@@ -27,10 +28,10 @@ TEST(Determinants, BatchesRoundTripConcatenated) {
   encode_batch({}, bytes);
   std::vector<Determinant> out;
   ASSERT_EQ(decode_batches(bytes.data(), bytes.size(), out), Err::kOk);
-  ASSERT_EQ(out.size(), 9u);
-  for (size_t i = 0; i < 7; ++i) EXPECT_EQ(out[i], v[i]) << describe(out[i]);
-  EXPECT_EQ(out[7], v[0]);
-  EXPECT_EQ(out[8], v[1]);
+  ASSERT_EQ(out.size(), 10u);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(out[i], v[i]) << describe(out[i]);
+  EXPECT_EQ(out[8], v[0]);
+  EXPECT_EQ(out[9], v[1]);
 }
 
 // The batch layout of spec/transparent-mode.md §3, byte for byte: what a

@@ -220,5 +220,58 @@ TEST(Outcomes, WithdrawnSendsAreWithheldInTheReplay) {
   EXPECT_FALSE(third.replaying());
 }
 
+// Nonblocking collectives' later rounds start wherever progress finds their
+// input: live, each is logged with the sends numbered before it; a replay
+// keeps the program's sends from taking numbers before a logged round has
+// started, and starts no round before its logged point or out of turn.
+TEST(Outcomes, RoundsStartWhereTheDeadIncarnationStartedThem) {
+  Outcomes live;
+  EXPECT_TRUE(live.may_number());
+  EXPECT_TRUE(live.may_number());
+  EXPECT_TRUE(live.round_may_start(0, 1));  // after 2 sends
+  EXPECT_FALSE(live.may_send());            // pessimism: its sends wait for the ack
+  EXPECT_TRUE(live.may_number());           // the round's own send
+  live.round_started();
+  EXPECT_TRUE(live.may_number());
+  EXPECT_TRUE(live.round_may_start(1, 1));  // after 4 sends
+  live.round_started();
+  EXPECT_TRUE(live.round_may_start(0, 2));  // after 4 sends too (no send between)
+  live.round_started();
+  auto dets = flushed(live);
+  ASSERT_EQ(dets.size(), 3u);
+  EXPECT_EQ(dets[0].kind, DetKind::kRound);
+  EXPECT_EQ(dets[0].seq, 2u);
+  EXPECT_EQ(dets[1].count, 1u);
+  EXPECT_EQ(dets[2].seq, 4u);
+
+  Outcomes r;
+  r.load(dets);
+  EXPECT_FALSE(r.round_may_start(0, 1));  // its input came at once: too early
+  EXPECT_TRUE(r.may_number());
+  EXPECT_TRUE(r.may_number());
+  EXPECT_FALSE(r.may_number());           // the program's 3rd send waits for the round
+  EXPECT_FALSE(r.round_may_start(1, 1));  // not its turn
+  EXPECT_TRUE(r.round_may_start(0, 1));
+  EXPECT_TRUE(r.may_number());  // the round's send
+  r.round_started();
+  EXPECT_TRUE(r.may_number());   // the kept send goes on
+  EXPECT_FALSE(r.may_number());  // two rounds due before the next one
+  EXPECT_FALSE(r.round_may_start(0, 2));
+  EXPECT_TRUE(r.round_may_start(1, 1));
+  r.round_started();
+  EXPECT_FALSE(r.may_number());
+  EXPECT_TRUE(r.round_may_start(0, 2));
+  r.round_started();
+  EXPECT_FALSE(r.replaying());
+  EXPECT_FALSE(r.diverged());
+  EXPECT_TRUE(r.may_number());
+  EXPECT_TRUE(r.round_may_start(2, 1));  // past the log: live again, recorded
+  r.round_started();
+  auto fresh = flushed(r);
+  ASSERT_EQ(fresh.size(), 1u);
+  EXPECT_EQ(fresh[0].index, 3u);
+  EXPECT_EQ(fresh[0].seq, 5u);
+}
+
 }  // namespace
 }  // namespace ftmpi::logging
