@@ -8,8 +8,10 @@
 # its solution and iteration count with a failure-free solve. Then the same
 # program and the same kills in transparent mode (--ft-transparent): the
 # killed ranks restart from the program's start and replay from the message
-# logs, the program never sees a failure. The exit status is 0 only if both
-# runs passed that check.
+# logs, the program never sees a failure. Last, transparent mode with
+# checkpoints (every second, images in the host's memory): a killed rank comes
+# back from its latest image and replays only what followed it. The exit
+# status is 0 only if all three runs passed that check.
 #
 #   bash tools/demo.sh            (Debian 12; installs packages through apt)
 #
@@ -28,12 +30,12 @@ else
 fi
 step() { printf '%s== %s%s\n' "$bold" "$1" "$off"; }
 
-step "1/4 dependencies (tools/install-deps.sh)"
+step "1/5 dependencies (tools/install-deps.sh)"
 if [ "${DEMO_SKIP_INSTALL:-0}" != 1 ]; then
   bash tools/install-deps.sh
 fi
 
-step "2/4 building ftmpi and the example in build/ (log: build/demo-build.log)"
+step "2/5 building ftmpi and the example in build/ (log: build/demo-build.log)"
 mkdir -p build
 t0=$(date +%s)
 if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
@@ -48,11 +50,12 @@ kills=(--inject 'kill rank=3 at=1s'
        --inject 'kill rank=1 at=2s' --inject 'kill rank=4 at=2s'
        --inject 'kill random at=3s every=0.6s count=2' --inject-seed "$seed")
 
-# run_cg NAME MODE_OPTION: one run, its output in build/demo-NAME.log and its
-# runtime events in build/demo-NAME-timeline.jsonl; prints the verdict line.
+# run_cg NAME MODE_OPTION...: one run, its output in build/demo-NAME.log and
+# its runtime events in build/demo-NAME-timeline.jsonl; prints the verdict line.
 run_cg() {
-  local name=$1 mode=$2 log=build/demo-$1.log
-  local cmd=(build/bin/ftmpirun -np 8 "$mode" "${kills[@]}"
+  local name=$1 log=build/demo-$1.log
+  shift
+  local cmd=(build/bin/ftmpirun -np 8 "$@" "${kills[@]}"
              --timeline "build/demo-$name-timeline.jsonl" --summary
              build/examples/cg_checksum -n "$n" -K 10 -m 2 -q)
   printf '%s\n\n' "${cmd[*]}"
@@ -63,6 +66,7 @@ run_cg() {
   "${cmd[@]}" 2>&1 | tee "$log" | sed -u \
     -e "s/^\(ftmpirun: \(injecting\|rank [0-9]* .*died\).*\)$/${red}\1${off}/" \
     -e "s/^\(ftmpirun: \(respawning\|restarting\|recovery round\).*\)$/${yellow}\1${off}/" \
+    -e "s/^\(ftmpirun: rank [0-9]* restarts from checkpoint.*\)$/${yellow}\1${off}/" \
     -e "s/^\(ftmpirun: rank [0-9]* caught up.*\)$/${green}\1${off}/" \
     -e "s/^\(cg: recovery .*\)$/${green}\1${off}/" \
     -e "s/^\(.*: PASSED\)$/${green}${bold}\1${off}/" \
@@ -81,18 +85,22 @@ run_cg() {
   return 1
 }
 
-step "3/4 cg_checksum on 8 processes, REBUILD mode (the program recovers itself), with injected failures"
+step "3/5 cg_checksum on 8 processes, REBUILD mode (the program recovers itself), with injected failures"
 rebuild=0
 run_cg rebuild --ft-comm-mode=rebuild || rebuild=1
 
 echo
-step "4/4 the same program and kills in transparent mode (message logging: the program sees no failure)"
+step "4/5 the same program and kills in transparent mode (message logging: the program sees no failure)"
 transparent=0
 run_cg transparent --ft-transparent || transparent=1
 
 echo
-if [ "$rebuild" -eq 0 ] && [ "$transparent" -eq 0 ]; then
-  echo "${green}${bold}demo: PASSED${off} (both runs)"
+step "5/5 transparent mode with checkpoints every second (a killed rank restarts from its latest image in memory)"
+ckpt=0
+run_cg ckpt --ft-transparent --ckpt-interval=1s --ckpt-store=memory || ckpt=1
+echo
+if [ "$rebuild" -eq 0 ] && [ "$transparent" -eq 0 ] && [ "$ckpt" -eq 0 ]; then
+  echo "${green}${bold}demo: PASSED${off} (all three runs)"
   exit 0
 fi
 echo "${red}${bold}demo: FAILED${off}"
