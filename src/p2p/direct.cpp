@@ -65,7 +65,8 @@ bool Engine::recv_wait(const comm::Communicator& c, uint64_t ctx, int peer_rank,
                        MessageStatus* out) {
   int32_t slot = kAnySlot;
   if (module_ || !source_slot(c, peer_rank, &slot)) return false;
-  Take t = take_eager(c, ctx, slot, tag, data, cap, out);  // the message already here
+  // The message already here? (An empty queue is the cheap answer.)
+  Take t = match_.queues(ctx).unexp_head ? take_eager(c, ctx, slot, tag, data, cap, out) : Take::kAbsent;
   if (t != Take::kAbsent) return t == Take::kTaken;
   // Waiting without a posted receive: an arrival goes to the unexpected
   // queue and is taken from there. Worth it only while that queue holds
@@ -81,7 +82,6 @@ bool Engine::recv_wait(const comm::Communicator& c, uint64_t ctx, int peer_rank,
   }
   const uint64_t seen = failures_;
   wait_until([&] {
-    // Most passes bring nothing: an empty queue is the cheap answer.
     if (match_.queues(ctx).unexp_head && (t = take_eager(c, ctx, slot, tag, data, cap, out)) != Take::kAbsent)
       return true;
     return interrupted_ || failures_ != seen;
