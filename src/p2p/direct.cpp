@@ -1,11 +1,11 @@
-// The blocking calls' path without a request (Engine::send_now, recv_now):
-// an eager message that can leave at once, or that is already here. Both
-// refuse whenever the general path would do more than write or take one
-// EAGER: a module on (its seam sees every send and match through a
-// request), a send that would queue or go to this process, a receive whose
-// message is an RTS, stale, or not there yet. recv_wait waits for a small
-// message the same way instead of posting a receive, until something only
-// the general path handles happens (a failure notice, an RTS).
+// The blocking calls' path without a request (Engine::send_now, recv_wait):
+// an eager message that can leave at once, or a small one that is already
+// here or that the receive waits for in the unexpected queue. Both refuse
+// whenever the general path would do more than write or take one EAGER: a
+// module on (its seam sees every send and match through a request), a send
+// that would queue or go to this process, a receive whose message is an
+// RTS or stale, whose source is dead or this process, or that would wait
+// for a large one; a failure notice during the wait ends it there too.
 #include "p2p/engine_state.hpp"
 #include "p2p/frames.hpp"
 
