@@ -92,7 +92,6 @@ int PMPI_Init(int* argc, char*** argv) {
     gethostname(host, sizeof host - 1);
     r->processor_name = host;
   }
-  r->engine.set_progress_hook(&r->nbc);
   if (r->boot.modes.transparent != rte::Transparent::kNone) {
     // Before anything moves: every message from here on is logged, and a
     // restarted incarnation replays from here (spec/transparent-mode.md).

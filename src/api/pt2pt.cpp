@@ -163,7 +163,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
   uint64_t cap = 0;
   p2p::MessageStatus got;
   if (one_block(buf, count, *op.type, &start, &cap) &&
-      eng.recv_now(*op.comm, op.comm->ctx(), source, tag, start, cap, &got)) {
+      eng.recv_wait(*op.comm, op.comm->ctx(), source, tag, start, cap, &got)) {
     report_status(status, got);
     return call.ret(op.comm, got.err);
   }

@@ -1,9 +1,11 @@
-// The blocking calls' path without a request (Engine::send_now, recv_now):
-// an eager message that can leave at once, or that is already here. Both
-// refuse whenever the general path would do more than write or take one
-// EAGER: a module on (its seam sees every send and match through a
-// request), a send that would queue or go to this process, a receive whose
-// message is an RTS, stale, or not there yet.
+// The blocking calls' path without a request (Engine::send_now, recv_wait):
+// an eager message that can leave at once, or a small one that is already
+// here or that the receive waits for in the unexpected queue. Both refuse
+// whenever the general path would do more than write or take one EAGER: a
+// module on (its seam sees every send and match through a request), a send
+// that would queue or go to this process, a receive whose message is an
+// RTS or stale, whose source is dead or this process, or that would wait
+// for a large one; a failure notice during the wait ends it there too.
 #include "p2p/engine_state.hpp"
 #include "p2p/frames.hpp"
 
@@ -29,19 +31,12 @@ bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, 
   return true;
 }
 
-bool Engine::recv_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, void* data, uint64_t cap,
-                      MessageStatus* out) {
-  if (module_) return false;
-  int32_t slot = kAnySlot;
-  if (peer_rank != kAnySource) {
-    if (peer_rank < 0 || peer_rank >= c.peer_group().size()) return false;
-    const ProcId src = c.peer_group().at(peer_rank);
-    if (!src.valid()) return false;
-    slot = src.slot;
-  }
+Engine::Take Engine::take_eager(const comm::Communicator& c, uint64_t ctx, int32_t slot, int tag, void* data,
+                               uint64_t cap, MessageStatus* out) {
   MatchTable::Queues& q = match_.queues(ctx);
   Unexpected* u = match_.find_unexpected(q, slot, tag, false);
-  if (!u || u->stale || u->hdr.type != MsgType::kEager) return false;
+  if (!u) return Take::kAbsent;
+  if (u->stale || u->hdr.type != MsgType::kEager) return Take::kRefused;
   match_.remove_unexpected(q, u);
   const MatchHdr& h = u->hdr;
   out->source = c.peer_group().rank_of_slot(h.src_slot);
@@ -51,6 +46,51 @@ bool Engine::recv_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, 
   if (out->bytes) std::memcpy(data, u->payload.data(), out->bytes);
   ack_sync(h);
   match_.free_unexpected(u);
+  return Take::kTaken;
+}
+
+bool Engine::source_slot(const comm::Communicator& c, int peer_rank, int32_t* slot) const {
+  if (peer_rank == kAnySource) {
+    *slot = kAnySlot;
+    return true;
+  }
+  if (peer_rank < 0 || peer_rank >= c.peer_group().size()) return false;
+  const ProcId src = c.peer_group().at(peer_rank);
+  if (!src.valid()) return false;
+  *slot = src.slot;
+  return true;
+}
+
+bool Engine::recv_wait(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, void* data, uint64_t cap,
+                       MessageStatus* out) {
+  int32_t slot = kAnySlot;
+  if (module_ || !source_slot(c, peer_rank, &slot)) return false;
+  // The message already here? (An empty queue is the cheap answer.)
+  Take t = match_.queues(ctx).unexp_head ? take_eager(c, ctx, slot, tag, data, cap, out) : Take::kAbsent;
+  if (t != Take::kAbsent) return t == Take::kTaken;
+  // Waiting without a posted receive: an arrival goes to the unexpected
+  // queue and is taken from there. Worth it only while that queue holds
+  // the payload in place (a larger one would be copied twice), and only
+  // when a sender is there whose failure the general path would report.
+  if (cap > MsgBytes::kInline || interrupted_) return false;
+  if (slot == kAnySlot) {
+    if (nobody_left_to_send(c)) return false;
+  } else {
+    const ProcId src = c.peer_group().at(peer_rank);
+    const Peer& p = peers_[static_cast<size_t>(slot)];
+    if (!p.alive || p.inc != src.incarnation || p.self) return false;
+  }
+  const uint64_t seen = failures_;
+  wait_until([&] {
+    if (match_.queues(ctx).unexp_head && (t = take_eager(c, ctx, slot, tag, data, cap, out)) != Take::kAbsent)
+      return true;
+    return interrupted_ || failures_ != seen;
+  });
+  if (t != Take::kAbsent) return t == Take::kTaken;
+  if (!interrupted_) return false;  // a failure notice: the general path decides
+  // What interrupt_blocking() makes of a posted blocking receive.
+  *out = MessageStatus{};
+  out->err = Err::kOther;
   return true;
 }
 

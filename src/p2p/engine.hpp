@@ -57,7 +57,9 @@ class ControlHandler {
 
 // Work of an upper layer that advances inside progress(): the schedules
 // of the nonblocking collectives (src/coll/nbc). poll() runs at the end of
-// every progress pass and returns how many steps it took; it must not wait.
+// every progress pass while the hook is set (its owner sets it only while
+// it has work: an idle hook would cost every pass a call) and returns how
+// many steps it took; it must not wait.
 class ProgressHook {
  public:
   virtual ~ProgressHook() = default;
@@ -73,14 +75,14 @@ struct RecoveryInstall {
   comm::GroupRef old_world;            // its membership before the round
 };
 
-// A message as MPI_Status reports it: what a probe found, or what recv_now
+// A message as MPI_Status reports it: what a probe found, or what recv_wait
 // delivered.
 struct MessageStatus {
   int source = 0;
   int tag = 0;
   uint64_t bytes = 0;
   // Probe: kOther when the named source has failed and nothing of it is
-  // queued. recv_now: kTruncate when the message was longer than the buffer.
+  // queued. recv_wait: kTruncate when the message was longer than the buffer.
   Err err = Err::kOk;
 };
 
@@ -158,13 +160,22 @@ class Engine final : public rte::EventSink {
   // contiguous buffer and no module: what needs no request is done without
   // one. send_now writes a standard-mode EAGER at once when the destination
   // is another live process of the named incarnation, nothing is queued to
-  // it and its transport has room; recv_now takes an EAGER message already
-  // in the unexpected queue. False: nothing happened, the caller takes the
-  // general path (a request). The checks and outcomes are those of
-  // start_send / start_recv for the same case.
+  // it and its transport has room. False: nothing happened, the caller
+  // takes the general path (a request). The checks and outcomes are those
+  // of start_send / start_recv for the same case.
   bool send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, const void* data, uint64_t len);
-  bool recv_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, void* data, uint64_t cap,
-                MessageStatus* out);
+  // recv_wait takes an EAGER message already in the unexpected queue or,
+  // when nothing is there yet, waits for it (wait_until's
+  // spin, yield and sleep policy) without posting a receive: for a buffer
+  // of at most 64 bytes and a source that is alive (or a wildcard someone
+  // can satisfy). An arrival waits in the unexpected queue until taken, as
+  // it would for a receive posted a moment later. False (nothing taken):
+  // the caller takes the general path, which the wait also falls back to
+  // when a failure notice arrives or the message is an RTS. An interrupt
+  // (interrupt_blocking) ends it as it ends a posted blocking receive: true,
+  // out->err kOther.
+  bool recv_wait(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, void* data, uint64_t cap,
+                 MessageStatus* out);
   // Shorthands for internal users (collectives, FT protocols): build and
   // start a request on context `ctx` of communicator `c`.
   // through_rings: a large message goes through the shared-memory rings in
@@ -370,6 +381,11 @@ class Engine final : public rte::EventSink {
   void match_unexpected(Request* r, Unexpected* u);
   void on_data(const CtlHdr& c, const uint8_t* payload, size_t plen);
   void set_recv_status(Request* r, const MatchHdr& h);
+  // The blocking calls without a request (direct.cpp).
+  enum class Take { kTaken, kAbsent, kRefused };  // kRefused: a match only the general path handles
+  Take take_eager(const comm::Communicator& c, uint64_t ctx, int32_t slot, int tag, void* data, uint64_t cap,
+                  MessageStatus* out);
+  bool source_slot(const comm::Communicator& c, int peer_rank, int32_t* slot) const;
 
   // module seam (module_seam.cpp)
   Envelope envelope_of(const MatchHdr& h) const;

@@ -80,6 +80,21 @@ struct Engine::Unclaimed {
 
 inline Engine::Peer& Engine::peer(int32_t slot) { return peers_[static_cast<size_t>(slot)]; }
 
+// Inline: every arriving frame asks.
+inline Verdict Engine::guard(int32_t src_slot, const FrameStamp& f) const {
+  GuardState g;
+  g.self_inc = self_.incarnation;
+  g.epoch = epoch_;
+  g.discard_old_epochs = epoch_discard_;
+  if (src_slot >= 0 && static_cast<size_t>(src_slot) < peers_.size()) {
+    const Peer& p = peers_[static_cast<size_t>(src_slot)];
+    g.sender_known = true;
+    g.sender_inc = p.inc;
+    g.sender_alive = p.alive;
+  }
+  return guard_frame(f, g);
+}
+
 // Inline: both receive paths (recv.cpp, direct.cpp) run it per message.
 inline void Engine::ack_sync(const MatchHdr& h) {
   // A synchronous message of a dead incarnation (failure hidden by a module)

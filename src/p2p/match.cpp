@@ -26,8 +26,7 @@ void MatchTable::free_unexpected(Unexpected* u) {
   spares_.push_back(u);
 }
 
-MatchTable::Queues& MatchTable::queues(uint64_t ctx) {
-  if (ctx == last_ctx_) return *last_;
+MatchTable::Queues& MatchTable::lookup(uint64_t ctx) {
   auto& slot = table_[ctx];
   if (!slot) slot = std::make_unique<Queues>();
   last_ctx_ = ctx;

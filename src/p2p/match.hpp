@@ -68,7 +68,8 @@ class MatchTable {
   };
 
   ~MatchTable();
-  Queues& queues(uint64_t ctx);
+  // Inline for the common case: the same context as the last call.
+  Queues& queues(uint64_t ctx) { return ctx == last_ctx_ ? *last_ : lookup(ctx); }
   // Drops the queues of a context no communicator uses any more, if empty.
   void forget(uint64_t ctx);
 
@@ -102,6 +103,8 @@ class MatchTable {
   }
 
  private:
+  Queues& lookup(uint64_t ctx);
+
   static constexpr size_t kChunk = 64;
   static constexpr size_t kKeepBytes = 16 << 10;  // larger payload storage is freed with its message
   std::unordered_map<uint64_t, std::unique_ptr<Queues>> table_;

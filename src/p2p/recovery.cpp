@@ -9,20 +9,6 @@
 
 namespace ftmpi::p2p {
 
-Verdict Engine::guard(int32_t src_slot, const FrameStamp& f) const {
-  GuardState g;
-  g.self_inc = self_.incarnation;
-  g.epoch = epoch_;
-  g.discard_old_epochs = epoch_discard_;
-  if (src_slot >= 0 && static_cast<size_t>(src_slot) < peers_.size()) {
-    const Peer& p = peers_[static_cast<size_t>(src_slot)];
-    g.sender_known = true;
-    g.sender_inc = p.inc;
-    g.sender_alive = p.alive;
-  }
-  return guard_frame(f, g);
-}
-
 void Engine::hold(int32_t slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen) {
   Held h;
   h.slot = slot;

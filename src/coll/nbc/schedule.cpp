@@ -135,11 +135,13 @@ NbcEngine::~NbcEngine() = default;
 
 void NbcEngine::start(std::unique_ptr<Schedule> s) {
   s->set_number(started_++);
-  if (s->poll()) {
-    park(std::move(s));
-    return;
-  }
-  active_.push_back(std::move(s));
+  if (s->poll()) park(std::move(s));
+  else active_.push_back(std::move(s));
+  hook_while_busy();
+}
+
+void NbcEngine::hook_while_busy() {
+  eng_.set_progress_hook(active_.empty() && stopped_.empty() ? nullptr : this);
 }
 
 void NbcEngine::park(std::unique_ptr<Schedule> s) {
@@ -155,6 +157,7 @@ void NbcEngine::stop(const p2p::Request* user, Err e) {
     std::unique_ptr<Schedule> s = std::move(active_[i]);
     active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(i));
     park(std::move(s));
+    hook_while_busy();
     return;
   }
 }
@@ -175,6 +178,7 @@ int NbcEngine::poll() {
   }
   std::erase_if(stopped_, [&](const std::unique_ptr<Schedule>& s) { return !s->abandoned_live(eng_); });
   polling_ = false;
+  hook_while_busy();
   return n;
 }
 

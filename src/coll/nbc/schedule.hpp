@@ -123,7 +123,8 @@ class Schedule {
   friend class NbcEngine;
 };
 
-// The active schedules of this process; the p2p engine's progress hook.
+// The active schedules of this process; the p2p engine's progress hook
+// while there are any (an idle process's progress passes do not call it).
 class NbcEngine final : public p2p::ProgressHook {
  public:
   explicit NbcEngine(p2p::Engine& eng) : eng_(eng) {}
@@ -140,6 +141,7 @@ class NbcEngine final : public p2p::ProgressHook {
   // A finished schedule goes, or waits in stopped_ while requests it
   // abandoned are alive.
   void park(std::unique_ptr<Schedule> s);
+  void hook_while_busy();
 
   p2p::Engine& eng_;
   std::vector<std::unique_ptr<Schedule>> active_;
