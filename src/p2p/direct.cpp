@@ -76,9 +76,7 @@ bool Engine::recv_wait(const comm::Communicator& c, uint64_t ctx, int peer_rank,
   if (slot == kAnySlot) {
     if (nobody_left_to_send(c)) return false;
   } else {
-    const ProcId src = c.peer_group().at(peer_rank);
-    const Peer& p = peers_[static_cast<size_t>(slot)];
-    if (!p.alive || p.inc != src.incarnation || p.self) return false;
+    if (!alive(c.peer_group().at(peer_rank)) || peer(slot).self) return false;
   }
   const uint64_t seen = failures_;
   wait_until([&] {

@@ -229,16 +229,15 @@ bool Outcomes::round_may_start(uint64_t sched, uint32_t round) {
   e.slot = static_cast<int32_t>(round);
   e.seq = numbered_;
   const Determinant* d = head(DetKind::kRound);
+  // Another round first, or this one later (after more of the program's
+  // sends): not yet. Never earlier than logged: may_number holds the
+  // program's sends at the logged point.
+  if (d && (d->count != sched || d->slot != e.slot || d->seq > numbered_)) return false;
+  e.index = counter_[at(DetKind::kRound)]++;
   if (d) {
-    // Another round first, or this one later (after more of the program's
-    // sends): not yet. Never earlier than logged: may_number holds the
-    // program's sends at the logged point.
-    if (d->count != sched || d->slot != e.slot || d->seq > numbered_) return false;
-    e.index = counter_[at(DetKind::kRound)]++;
     if (d->index != e.index || d->seq != numbered_) diverge(describe(e) + " where the log says " + describe(*d));
     consume(DetKind::kRound);
   } else {
-    e.index = counter_[at(DetKind::kRound)]++;
     record(std::move(e));
   }
   in_round_ = true;
