@@ -37,13 +37,31 @@ std::string DiskStore::temp_path(int rank, uint64_t number) const {
 
 Result<int> DiskStore::begin(int rank, uint64_t number) const {
   std::string tmp = temp_path(rank, number);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+  if (reuse_ == Reuse::kSpare) {
+    // The spare: a whole image older than the rank's newest, which stays
+    // untouched until this one is whole.
+    const uint64_t newest = latest(rank);
+    for (const ckpt_files::ImageFile& f : ckpt_files::job_images(dir_, job_)) {
+      if (!f.whole || f.rank != rank || f.number >= newest || f.number >= number) continue;
+      if (::rename(f.path.c_str(), tmp.c_str()) == 0) flags &= ~O_TRUNC;
+      break;
+    }
+  }
+  int fd = ::open(tmp.c_str(), flags, 0600);
   if (fd < 0) return Error{errno_text("cannot create " + tmp)};
   return fd;
 }
 
 Error DiskStore::commit(int fd, int rank, uint64_t number) const {
   std::string tmp = temp_path(rank, number), final_path = path_of(rank, number);
+  // A spare written over may have been longer than this image.
+  const off_t end = ::lseek(fd, 0, SEEK_CUR);
+  if (end < 0 || ::ftruncate(fd, end) != 0) {
+    Error e{errno_text("cannot cut " + tmp)};
+    ::close(fd);
+    return e;
+  }
   // The data must be on disk before the name says the image is whole.
   if (::fsync(fd) != 0) {
     Error e{errno_text("cannot flush " + tmp)};
@@ -52,8 +70,12 @@ Error DiskStore::commit(int fd, int rank, uint64_t number) const {
   }
   if (::close(fd) != 0) return {errno_text("cannot close " + tmp)};
   if (::rename(tmp.c_str(), final_path.c_str()) != 0) return {errno_text("cannot rename " + tmp)};
+  uint64_t spare = 0;
+  if (reuse_ == Reuse::kSpare)
+    for (const ckpt_files::ImageFile& f : ckpt_files::job_images(dir_, job_))
+      if (f.whole && f.rank == rank && f.number < number && f.number > spare) spare = f.number;
   for (const ckpt_files::ImageFile& f : ckpt_files::job_images(dir_, job_))
-    if (f.whole && f.rank == rank && f.number < number) ::unlink(f.path.c_str());
+    if (f.whole && f.rank == rank && f.number < number && f.number != spare) ::unlink(f.path.c_str());
   return {};
 }
 
