@@ -11,6 +11,9 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "base/ckpt_image_files.hpp"
 
 #include "modules/ckpt/image.hpp"
 
@@ -43,6 +46,8 @@ class DiskStore {
 
  private:
   std::string temp_path(int rank, uint64_t number) const;
+  // The rank's whole images numbered below `number`, newest first.
+  std::vector<ckpt_files::ImageFile> older_images(int rank, uint64_t number) const;
   std::string dir_, job_;
   Reuse reuse_;
 };
