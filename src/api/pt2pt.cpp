@@ -80,10 +80,8 @@ int blocking_send(const char* name, const void* buf, int count, MPI_Datatype dt,
   int code = MPI_SUCCESS;
   if (!ok(check_p2p(call, true, buf, count, dt, dest, tag, ch, op, code))) return code;
   p2p::Engine& eng = rt()->engine;
-  uint8_t* start = nullptr;
-  uint64_t len = 0;
-  if (mode == p2p::SendMode::kStandard && one_block(buf, count, *op.type, &start, &len) &&
-      eng.send_now(*op.comm, op.comm->ctx(), dest, tag, start, len))
+  if (mode == p2p::SendMode::kStandard &&
+      eng.send_now(*op.comm, op.comm->ctx(), dest, tag, buf, static_cast<size_t>(count), *op.type))
     return MPI_SUCCESS;
   make_request(op, true, buf, count, dest, tag, mode);
   Err e = Err::kOk;

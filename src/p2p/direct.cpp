@@ -2,21 +2,29 @@
 // an eager message that can leave at once, or a small one that is already
 // here or that the receive waits for in the unexpected queue. Both refuse
 // whenever the general path would do more than write or take one EAGER: a
-// module on (its seam sees every send and match through a request), a send
-// that would queue or go to this process, a receive whose message is an
-// RTS or stale, whose source is dead or this process, or that would wait
+// send that would queue or go to this process, a receive whose message is
+// an RTS or stale, whose source is dead or this process, or that would wait
 // for a large one; a failure notice during the wait ends it there too.
+// With a module on, the seam sees these messages as it sees the general
+// path's (on_send, on_matched, on_delivered, with no request), as long as
+// the module says the send goes at once (sends_go) and the receive names
+// its source (a wildcard's match is the module's to force or record).
+#include <cstdlib>
+
+#include "base/log.hpp"
 #include "p2p/engine_state.hpp"
 #include "p2p/frames.hpp"
 
 namespace ftmpi::p2p {
 
-bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, const void* data,
-                      uint64_t len) {
-  if (module_ || peer_rank < 0 || peer_rank >= c.peer_group().size()) return false;
+bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, const void* buf,
+                      size_t count, const dtype::TypeRef& type) {
+  const dtype::Type& t = *type;
+  if (!t.contiguous() || peer_rank < 0 || peer_rank >= c.peer_group().size()) return false;
   const ProcId dst = c.peer_group().at(peer_rank);
   if (!dst.valid()) return false;
   Peer& p = peer(dst.slot);
+  const uint64_t len = static_cast<uint64_t>(count) * static_cast<uint64_t>(t.size());
   // A dead or replaced destination fails on the general path.
   if (!p.alive || p.inc != dst.incarnation || p.self || !p.link || !p.pending.empty() || len > p.link->eager)
     return false;
@@ -25,9 +33,35 @@ bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, 
   h.seq = p.send_seq + 1;
   transport::Payload pl;
   pl.len = len;
-  pl.bytes = static_cast<const uint8_t*>(data);
-  if (!p.link->tx->send(p.addr, &h, sizeof h, pl)) return false;
+  pl.bytes = len ? static_cast<const uint8_t*>(buf) + t.true_lb() : nullptr;
+  if (module_ && !announce_now(p, dst.slot, h, buf, count, type)) return false;
+  if (!p.link->tx->send(p.addr, &h, sizeof h, pl)) {
+    if (!module_) return false;
+    // announce_now saw the room, and only this process writes to it: the
+    // module's log and the peer's channel would disagree from here on.
+    FTMPI_LOG(kError, "p2p", "a logged send to slot %d found no room after all", dst.slot);
+    std::abort();
+  }
   p.send_seq = h.seq;
+  if (module_) module_->on_delivered(nullptr);
+  return true;
+}
+
+bool Engine::announce_now(Peer& p, int32_t slot, MatchHdr& h, const void* buf, size_t count,
+                          const dtype::TypeRef& type) {
+  // Once the module has the send it must leave now: refused for room
+  // later, it would be logged twice by the general path.
+  if (!module_->sends_go() || p.link->tx->room(p.addr, sizeof h, h.len) < h.len || !module_->may_number())
+    return false;
+  Envelope e = outgoing(p, slot, h.ctx, h.tag, h.len, h.seq, false);
+  direct_send_.reset(const_cast<void*>(buf), count, type);
+  const SendVerdict v = module_->on_send(e, direct_send_);
+  direct_send_.clear();
+  if (v != SendVerdict::kGo) {
+    FTMPI_LOG(kError, "p2p", "the module held a send to slot %d it had let go (sends_go)", slot);
+    std::abort();
+  }
+  h.sum = e.sum;
   return true;
 }
 
@@ -39,6 +73,7 @@ Engine::Take Engine::take_eager(const comm::Communicator& c, uint64_t ctx, int32
   if (u->stale || u->hdr.type != MsgType::kEager) return Take::kRefused;
   match_.remove_unexpected(q, u);
   const MatchHdr& h = u->hdr;
+  if (module_) module_->on_matched(envelope_of(h), nullptr, false);
   out->source = c.peer_group().rank_of_slot(h.src_slot);
   out->tag = h.tag;
   out->err = h.len > cap ? Err::kTruncate : Err::kOk;  // never write past the user's buffer
@@ -47,6 +82,12 @@ Engine::Take Engine::take_eager(const comm::Communicator& c, uint64_t ctx, int32
   ack_sync(h);
   match_.free_unexpected(u);
   return Take::kTaken;
+}
+
+bool Engine::taken(Take t) {
+  if (t != Take::kTaken) return false;
+  if (module_) module_->on_delivered(nullptr);
+  return true;
 }
 
 bool Engine::source_slot(const comm::Communicator& c, int peer_rank, int32_t* slot) const {
@@ -64,10 +105,10 @@ bool Engine::source_slot(const comm::Communicator& c, int peer_rank, int32_t* sl
 bool Engine::recv_wait(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, void* data, uint64_t cap,
                        MessageStatus* out) {
   int32_t slot = kAnySlot;
-  if (module_ || !source_slot(c, peer_rank, &slot)) return false;
+  if (!source_slot(c, peer_rank, &slot) || (module_ && slot == kAnySlot)) return false;
   // The message already here? (An empty queue is the cheap answer.)
   Take t = match_.queues(ctx).unexp_head ? take_eager(c, ctx, slot, tag, data, cap, out) : Take::kAbsent;
-  if (t != Take::kAbsent) return t == Take::kTaken;
+  if (t != Take::kAbsent) return taken(t);
   // Waiting without a posted receive: an arrival goes to the unexpected
   // queue and is taken from there. Worth it only while that queue holds
   // the payload in place (a larger one would be copied twice), and only
@@ -84,11 +125,12 @@ bool Engine::recv_wait(const comm::Communicator& c, uint64_t ctx, int peer_rank,
       return true;
     return interrupted_ || failures_ != seen;
   });
-  if (t != Take::kAbsent) return t == Take::kTaken;
+  if (t != Take::kAbsent) return taken(t);
   if (!interrupted_) return false;  // a failure notice: the general path decides
   // What interrupt_blocking() makes of a posted blocking receive.
   *out = MessageStatus{};
   out->err = Err::kOther;
+  if (module_) module_->on_delivered(nullptr);
   return true;
 }
 

@@ -112,7 +112,7 @@ class Engine final : public rte::EventSink {
   // `r` reaches the application (every completion path of src/api calls this
   // right before reporting the status).
   void delivered(const Request* r) {
-    if (module_) module_->on_delivered(*r);
+    if (module_) module_->on_delivered(r);
   }
   // A Test-family call, Waitany/Waitsome or Iprobe decided `pick` (see
   // ModuleSeam::on_poll); a module may rewrite it.
@@ -157,13 +157,15 @@ class Engine final : public rte::EventSink {
   void start_send(Request* r);
   void start_recv(Request* r);
   // The per-message path of the blocking calls (direct.cpp), for a
-  // contiguous buffer and no module: what needs no request is done without
-  // one. send_now writes a standard-mode EAGER at once when the destination
+  // contiguous buffer: what needs no request is done without one (with a
+  // module on, when it lets the send go at once, or the receive names its
+  // source; the seam sees them with no request). send_now writes a standard-mode EAGER at once when the destination
   // is another live process of the named incarnation, nothing is queued to
   // it and its transport has room. False: nothing happened, the caller
   // takes the general path (a request). The checks and outcomes are those
   // of start_send / start_recv for the same case.
-  bool send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, const void* data, uint64_t len);
+  bool send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, int tag, const void* buf, size_t count,
+                const dtype::TypeRef& type);
   // recv_wait takes an EAGER message already in the unexpected queue or,
   // when nothing is there yet, waits for it (wait_until's
   // spin, yield and sleep policy) without posting a receive: for a buffer
@@ -386,16 +388,23 @@ class Engine final : public rte::EventSink {
   Take take_eager(const comm::Communicator& c, uint64_t ctx, int32_t slot, int tag, void* data, uint64_t cap,
                   MessageStatus* out);
   bool source_slot(const comm::Communicator& c, int peer_rank, int32_t* slot) const;
+  bool taken(Take t);  // recv_wait's answer for a take (a module sees the delivery)
 
   // module seam (module_seam.cpp)
   Envelope envelope_of(const MatchHdr& h) const;
+  // A message this process sends to `slot`, as on_send sees it.
+  Envelope outgoing(const Peer& p, int32_t slot, uint64_t ctx, int tag, uint64_t len, uint64_t seq,
+                    bool sync) const;
   bool announce_send(Peer& p, int32_t slot, Request* r);  // true: the module holds it
+  // send_now's announce: false (nothing logged) unless the module lets the
+  // send go and the transport has room for it now; sets h.sum.
+  bool announce_now(Peer& p, int32_t slot, MatchHdr& h, const void* buf, size_t count, const dtype::TypeRef& type);
   // start_send from the sequence number on (the destination is resolved).
   void number_and_send(Peer& p, Request* r);
   void number_kept();  // the kept sends the module now lets take their numbers
   void force_wildcard(Request* r);
   void matched(const Request* r, const MatchHdr& h) {
-    if (module_) module_->on_matched(envelope_of(h), r);
+    if (module_) module_->on_matched(envelope_of(h), r, false);
   }
   // kDuplicate handled: true when the frame must go no further.
   bool screen_arrival(const MatchHdr& h, const RtsInfo& info, const uint8_t* iovs);
@@ -449,6 +458,7 @@ class Engine final : public rte::EventSink {
   std::unique_ptr<Links> links_;
   MatchTable match_;
   RequestPool pool_;
+  TypedBuffer direct_send_;  // send_now's message as a module's on_send reads it
   std::vector<Peer> peers_;
   std::vector<int32_t> pending_peers_;  // peers with a non-empty pending queue
   std::vector<Request*> pushing_;       // sends streaming DATA

@@ -26,18 +26,24 @@ Envelope Engine::envelope_of(const MatchHdr& h) const {
   return e;
 }
 
-bool Engine::announce_send(Peer& p, int32_t slot, Request* r) {
+Envelope Engine::outgoing(const Peer& p, int32_t slot, uint64_t ctx, int tag, uint64_t len, uint64_t seq,
+                          bool sync) const {
   Envelope e;
   e.src_slot = self_.slot;
   e.src_inc = self_.incarnation;
   e.dst_slot = slot;
   e.dst_inc = p.inc;
-  e.ctx = r->ctx;
-  e.tag = r->tag;
+  e.ctx = ctx;
+  e.tag = tag;
   e.epoch = epoch_;
-  e.len = r->data.bytes();
-  e.seq = r->seq;
-  e.sync = r->mode == SendMode::kSync;
+  e.len = len;
+  e.seq = seq;
+  e.sync = sync;
+  return e;
+}
+
+bool Engine::announce_send(Peer& p, int32_t slot, Request* r) {
+  Envelope e = outgoing(p, slot, r->ctx, r->tag, r->data.bytes(), r->seq, r->mode == SendMode::kSync);
   const SendVerdict v = module_->on_send(e, r->data);
   r->sum = e.sum;
   if (v == SendVerdict::kGo || p.self) return false;

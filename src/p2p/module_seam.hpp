@@ -16,7 +16,11 @@
 //                  the logged source)
 //   on_matched     a message matched a receive (wildcard or not), or a
 //                  wildcard probe found one
-//   on_delivered   a request reaches the application (every completion path)
+//   on_delivered   a receive or send completes towards the application
+//                  (every completion path, the blocking ones without a
+//                  request included)
+//   sends_go       may the blocking send path without a request take the
+//                  next send (on_send then answers kGo)
 //   on_poll        a Test-family call, Waitany/Waitsome or Iprobe decided
 //                  (replay: the logged outcome)
 //   on_failure     the runtime says a process died: FT-MPI rule, or hide it
@@ -107,12 +111,23 @@ class ModuleSeam {
   virtual bool force_source(uint64_t ctx, int tag, bool probe, int32_t* src_slot, uint64_t* seq) = 0;
 
   // The message `e` matched receive `r` (r.peer_rank says whether it was a
-  // wildcard), or a probe (`r` null) found it. Self messages included.
-  virtual void on_matched(const Envelope& e, const Request* r) = 0;
+  // wildcard), or a probe (`probe`, `r` null) found it. Self messages
+  // included. `r` is null too for a blocking receive with a named source
+  // that took its message without a request (Engine::recv_wait).
+  virtual void on_matched(const Envelope& e, const Request* r, bool probe) = 0;
 
   // `r` completes towards the application: its status is about to be
   // reported (MPI_Wait/Test families, blocking MPI_Send/Recv/Sendrecv).
-  virtual void on_delivered(const Request& r) = 0;
+  // Null: a blocking send or receive that completed without a request
+  // (Engine::send_now, recv_wait).
+  virtual void on_delivered(const Request* r) = 0;
+
+  // May the next send to another process go without a request (a blocking
+  // standard send of one contiguous block, Engine::send_now)? Changes
+  // nothing. true promises that may_number(), asked next, answers true and
+  // that on_send, called for it right after, answers kGo: nothing is held
+  // or withheld. false (the default): every send takes the general path.
+  virtual bool sends_go() const { return false; }
 
   // A non-deterministic completion decision. `pick[i]` says whether request
   // i (or, for kIprobe, the one probe) is reported complete; all zeros is an

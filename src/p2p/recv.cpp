@@ -297,7 +297,7 @@ bool Engine::iprobe(comm::Communicator& c, uint64_t ctx, int source, int tag, Me
     return true;
   }
   if (!u) return false;
-  if (wildcard && module_) module_->on_matched(envelope_of(u->hdr), nullptr);
+  if (wildcard && module_) module_->on_matched(envelope_of(u->hdr), nullptr, true);
   out->err = Err::kOk;
   out->source = c.peer_group().rank_of_slot(u->hdr.src_slot);
   out->tag = u->hdr.tag;

@@ -197,11 +197,7 @@ void Module::report_figures(uint64_t now) {
   fig.log_bytes = log.bytes();
   fig.reclaimed = logging_.logger().reclaimed();
   fig.held_for.resize(static_cast<size_t>(engine_.world_size()));
-  for (int s = 0; s < engine_.world_size(); ++s) {
-    uint64_t b = 0;
-    log.for_each_from(s, 1, [&](const logging::LogEntry& e) { b += e.env.len; });
-    fig.held_for[static_cast<size_t>(s)] = b;
-  }
+  for (int s = 0; s < engine_.world_size(); ++s) fig.held_for[static_cast<size_t>(s)] = log.bytes_for(s);
   // Messages, not bytes, since the last checkpoint: the adaptive policy's ratio.
   uint64_t sent = 0, received = 0;
   messages(sent, received);

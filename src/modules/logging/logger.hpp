@@ -95,6 +95,7 @@ class Logger {
     return false;
   }
   Outcomes& outcomes() { return outcomes_; }
+  const Outcomes& outcomes() const { return outcomes_; }
   void flush_determinants();
   // true: every flushed batch is acknowledged, held sends may go (even if
   // determinants were recorded since: the next send flushes those).

@@ -179,6 +179,12 @@ bool Module::round_may_start(uint64_t sched, uint32_t round) {
   return true;
 }
 
+bool Module::sends_go() const {
+  // on_send's kHold and kWithhold, and what settle_probe would record first.
+  const Outcomes& o = logger_.outcomes();
+  return !probe_found_ && !o.replaying() && o.may_send() && o.would_number();
+}
+
 p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
   settle_probe(true);
   if (e.dst_slot == engine_.self().slot) return p2p::SendVerdict::kGo;  // a replay re-creates it
@@ -253,15 +259,15 @@ bool Module::force_source(uint64_t ctx, int tag, bool probe, int32_t* src_slot, 
   return true;
 }
 
-void Module::on_matched(const p2p::Envelope& e, const p2p::Request* r) {
-  if (!r) {  // a wildcard probe found e
+void Module::on_matched(const p2p::Envelope& e, const p2p::Request* r, bool probe) {
+  if (probe) {  // a wildcard probe found e
     settle_probe(true);
     probe_found_ = true;
     probe_slot_ = e.src_slot;
     probe_seq_ = e.seq;
     return;
   }
-  if (r->peer_rank != p2p::kAnySource) return;
+  if (!r || r->peer_rank != p2p::kAnySource) return;
   // Which posted wildcard receive this is: a forced one by its message, the
   // others by (context, tag) in posting order (MPI's matching order).
   auto it = std::find_if(wild_.begin(), wild_.end(), [&](const Wild& w) {
@@ -281,12 +287,12 @@ void Module::settle_found(bool reported) {
   if (reported) logger_.outcomes().probed(probe_slot_, probe_seq_);
 }
 
-void Module::on_delivered(const p2p::Request& r) {
+void Module::on_delivered(const p2p::Request* r) {
   settle_probe(true);  // a blocking Probe's find counts
   // Every completion passes here; cancels are rare, so skip the lookup
   // (a hash and a bucket walk) when none is outstanding.
-  if (auto it = cancels_.empty() ? cancels_.end() : cancels_.find(&r); it != cancels_.end()) {
-    logger_.outcomes().cancel_outcome(it->second, r.cancelled);
+  if (auto it = !r || cancels_.empty() ? cancels_.end() : cancels_.find(r); it != cancels_.end()) {
+    logger_.outcomes().cancel_outcome(it->second, r->cancelled);
     cancels_.erase(it);
   }
   after_event();

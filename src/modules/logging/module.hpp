@@ -53,8 +53,9 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   p2p::SendVerdict on_send(p2p::Envelope& e, p2p::TypedBuffer& data) override;
   p2p::ArrivalVerdict on_arrival(const p2p::Envelope& e) override;
   bool force_source(uint64_t ctx, int tag, bool probe, int32_t* src_slot, uint64_t* seq) override;
-  void on_matched(const p2p::Envelope& e, const p2p::Request* r) override;
-  void on_delivered(const p2p::Request& r) override;
+  void on_matched(const p2p::Envelope& e, const p2p::Request* r, bool probe) override;
+  void on_delivered(const p2p::Request* r) override;
+  bool sends_go() const override;
   void on_poll(p2p::PollKind kind, uint8_t* pick, size_t n) override;
   p2p::FailurePolicy on_failure(ProcId who) override;
   void on_peer_back(ProcId who) override;

@@ -113,7 +113,7 @@ class Outcomes {
   // start a round the dead incarnation started before this send; ask again
   // after round_started().
   bool may_number() {
-    if (!in_round_ && !queue_[static_cast<size_t>(DetKind::kRound)].empty() && round_due()) return false;
+    if (!would_number()) return false;
     ++numbered_;
     return true;
   }
@@ -127,6 +127,10 @@ class Outcomes {
 
   // Pessimism and batching.
   bool has_unflushed() const { return !pending_.empty() || run_count_ > 0; }
+  // may_number() would answer true (and changes nothing).
+  bool would_number() const {
+    return in_round_ || queue_[static_cast<size_t>(DetKind::kRound)].empty() || !round_due();
+  }
   bool may_send() const { return !has_unflushed() && unacked_ == 0; }
   // Encodes everything recorded since the last flush as one batch (false:
   // nothing to flush). The caller hands it to the event logger.

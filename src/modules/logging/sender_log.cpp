@@ -100,6 +100,7 @@ void SenderLog::populate(uint8_t* at, uint64_t n) {
   e->checksum = envelope_checksum(payload_hash, e->env.ctx, e->env.tag, e->env.len);
   ch.next = seq + 1;
   ch.index.push_back(e);
+  ch.bytes += e->env.len;
   bytes_ += e->env.len;
   ++count_;
 }
@@ -179,7 +180,10 @@ uint64_t SenderLog::drop_before(int32_t dst, uint64_t seq) {
   if (dst < 0 || static_cast<size_t>(dst) >= chans_.size()) return 0;
   Channel& c = chans_[static_cast<size_t>(dst)];
   const uint64_t before = bytes_;
-  while (c.head < c.index.size() && c.index[c.head]->seq < seq) release(*c.index[c.head++]);
+  while (c.head < c.index.size() && c.index[c.head]->seq < seq) {
+    c.bytes -= c.index[c.head]->env.len;
+    release(*c.index[c.head++]);
+  }
   // Forget the dropped pointers once they are most of the index.
   if (c.head > 1024 && c.head * 2 > c.index.size()) {
     c.index.erase(c.index.begin(), c.index.begin() + static_cast<std::ptrdiff_t>(c.head));

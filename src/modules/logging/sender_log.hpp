@@ -77,6 +77,10 @@ class SenderLog {
   uint64_t drop_before(int32_t dst, uint64_t seq);
 
   uint64_t bytes() const { return bytes_; }        // payload bytes logged
+  // Payload bytes logged for dst (what its restart would be sent again).
+  uint64_t bytes_for(int32_t dst) const {
+    return dst >= 0 && static_cast<size_t>(dst) < chans_.size() ? chans_[static_cast<size_t>(dst)].bytes : 0;
+  }
   uint64_t limit() const { return limit_; }
   uint64_t entries() const { return count_; }
   uint64_t mapped() const { return mapped_; }      // arena bytes mapped (spare chunk included)
@@ -86,6 +90,7 @@ class SenderLog {
     uint64_t next = 1;
     std::vector<LogEntry*> index;  // in sequence order from index[head]
     size_t head = 0;               // entries before it were dropped
+    uint64_t bytes = 0;            // payload bytes of the entries from head on
   };
   struct Chunk {
     uint8_t* base = nullptr;

@@ -24,6 +24,7 @@ using ftmpi::p2p::PollKind;
 
 struct Counter final : ftmpi::p2p::ModuleSeam {
   int sends = 0, arrivals = 0, matches = 0, wildcard_matches = 0, probe_matches = 0, deliveries = 0;
+  int requestless = 0;  // deliveries of blocking calls that used no request
   int polls[8] = {}, failed_polls[8] = {};
   int seq_errors = 0, payload_errors = 0;
   std::map<int32_t, uint64_t> sent_seq, got_seq;  // per peer slot
@@ -53,15 +54,20 @@ struct Counter final : ftmpi::p2p::ModuleSeam {
     *seq = 0;
     return true;
   }
-  void on_matched(const ftmpi::p2p::Envelope&, const ftmpi::p2p::Request* r) override {
-    if (!r) {
+  void on_matched(const ftmpi::p2p::Envelope&, const ftmpi::p2p::Request* r, bool probe) override {
+    if (probe) {
       ++probe_matches;
       return;
     }
     ++matches;
-    if (r->peer_rank == MPI_ANY_SOURCE) ++wildcard_matches;
+    if (r && r->peer_rank == MPI_ANY_SOURCE) ++wildcard_matches;
   }
-  void on_delivered(const ftmpi::p2p::Request&) override { ++deliveries; }
+  void on_delivered(const ftmpi::p2p::Request* r) override {
+    ++deliveries;
+    if (!r) ++requestless;
+  }
+  // Every send goes: the blocking calls may take their path without a request.
+  bool sends_go() const override { return true; }
   void on_poll(PollKind kind, uint8_t* pick, size_t n) override {
     int k = static_cast<int>(kind);
     ++polls[k];
@@ -112,11 +118,13 @@ void pair_steps() {
     v = 41;
     CHECK_MPI(MPI_Send(&v, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
     expect("MPI_Send", s, 1, 0, 1);
+    CHECK(seam.requestless == 1, "the small blocking send went without a request: %d", seam.requestless);
     CHECK(seam.first_byte == 41, "payload read through the seam: %d", seam.first_byte);
   } else {
     CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, &st));
     CHECK(v == 41, "got %d", v);
     expect("MPI_Recv", s, 0, 1, 1);
+    CHECK(seam.requestless == 1, "the small blocking receive went without a request: %d", seam.requestless);
   }
 
   s = snap();  // Isend/Irecv + Wait; Ssend (ACK), Rsend, Bsend

@@ -101,6 +101,9 @@ TEST(SenderLog, DropBeforeReturnsMemoryAndKeepsTheRest) {
   ASSERT_NE(log.find(3, 3), nullptr);
   EXPECT_EQ(log.find(3, 3)->data[12345], 9);
   EXPECT_EQ(log.bytes(), 2 * big.size() + 10);
+  EXPECT_EQ(log.bytes_for(3), 2 * big.size());  // per channel, what a restart of 3 would be sent
+  EXPECT_EQ(log.bytes_for(4), 10u);
+  EXPECT_EQ(log.bytes_for(5), 0u);
   EXPECT_LT(log.mapped(), mapped);
   EXPECT_EQ(log.next_seq(3), 5u);  // numbering goes on
   EXPECT_EQ(log.find(4, 1)->data[9], 4);
@@ -240,6 +243,7 @@ TEST(SenderLog, DropBeforeInSteadyStateRecyclesChunksAndReportsBytes) {
       reclaimed += log.drop_before(0, keep_from);
       reclaimed += log.drop_before(1, keep_from);
       EXPECT_EQ(log.bytes(), 4 * msg.size()) << round;
+      EXPECT_EQ(log.bytes_for(0), 2 * msg.size()) << round;
       EXPECT_EQ(log.find(0, keep_from - 1), nullptr);
       ASSERT_NE(log.find(1, keep_from + 1), nullptr);
       EXPECT_EQ(log.find(1, keep_from + 1)->data[63], static_cast<uint8_t>(round * 2 + 1));
