@@ -21,12 +21,14 @@ bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, 
   if (!p.alive || p.inc != dst.incarnation || p.self || !p.link || !p.pending.empty() || len > p.link->eager)
     return false;
   MatchHdr h = match_envelope(MsgType::kEager, tag, ctx, self_, epoch_, p.inc, len);
-  // sreq stays 0: no request, and nothing answers a standard EAGER (spec/wire-p2p.md).
+  // No request (sreq 0), no flags, no module checksum: the short form says
+  // all of it (spec/wire-p2p.md).
   h.seq = p.send_seq + 1;
+  const ShortHdr s = shorten(h);
   transport::Payload pl;
   pl.len = len;
   pl.bytes = static_cast<const uint8_t*>(data);
-  if (!p.link->tx->send(p.addr, &h, sizeof h, pl)) return false;
+  if (!p.link->tx->send(p.addr, &s, sizeof s, pl)) return false;
   p.send_seq = h.seq;
   return true;
 }
