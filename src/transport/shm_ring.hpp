@@ -11,11 +11,15 @@
 // 40-byte header and 8 payload bytes) is the only line that moves.
 //
 // Why a stamp cannot be mistaken: it names its position, so a record left
-// from an earlier lap never matches. The first word of every other line of a
-// record holds user bytes; the reader zeroes it before it frees the record,
+// from an earlier lap never matches. But the first word of a record's other
+// lines holds user bytes, and a later record may start on such a line. So
+// before the writer commits a record it makes sure the word where the next
+// record will start is not that record's stamp (it is free space then, or
+// the start of the oldest unconsumed record, which holds an older stamp),
 // and a writer that takes over from a dead one zeroes the free space once
-// (see attach()). So the first word of every line is 0 or a stamp, except
-// inside records not yet consumed.
+// (see attach()). The writer only reads that word, which is usually what it
+// finds: the reader, polling there next, keeps its copy of the line, and
+// the reader itself writes nothing but `head`.
 //
 // The writer learns the reader's progress (`head`) only when its cached
 // view says the ring is full. `tail` is a hint only the writer stores (one
@@ -126,14 +130,17 @@ class RingWriter {
   void mark_waiting() { ctl_->writer_waiting.store(1, std::memory_order_seq_cst); }
 
  private:
-  // Writes the record header at the current tail, the stamp last, and
-  // moves the tail past the record.
+  // Writes the record header at the current tail, clears a look-alike of
+  // the next record's stamp where it will be (header comment), stores the
+  // stamp last, and moves the tail past the record.
   void commit_hdr(uint8_t* p, uint32_t plen, uint16_t hlen, uint16_t kind) {
     std::memcpy(p + 8, &plen, 4);
     std::memcpy(p + 12, &hlen, 2);
     std::memcpy(p + 14, &kind, 2);
     uint64_t stamp = tail_ + 1;
     tail_ += kind == kRecPad ? size_ - (tail_ & mask_) : record_size(hlen, plen);
+    uint8_t* next = data_ + (tail_ & mask_);
+    if (ring_detail::load_stamp(next) == tail_ + 1) ring_detail::store_word(next, 0, std::memory_order_relaxed);
     ring_detail::store_word(p, stamp, std::memory_order_release);
   }
   RingCtl* ctl_ = nullptr;
@@ -170,11 +177,7 @@ class RingReader {
         const uint8_t* hdr = p + kRecHdr;
         fn(hdr, static_cast<size_t>(hlen), hdr + align8(hlen), static_cast<size_t>(plen));
         ++n;
-        // A later record may start on any of these lines (header comment).
-        uint64_t rec = RingWriter::record_size(hlen, plen);
-        for (uint64_t off = kLine; off < rec; off += kLine)
-          ring_detail::store_word(p + off, 0, std::memory_order_relaxed);
-        head_ += rec;
+        head_ += RingWriter::record_size(hlen, plen);
       } else {
         head_ += size_ - (head_ & mask_);
       }
