@@ -11,11 +11,13 @@ in three configurations run interleaved:
 
   bench/ckpt/run_cg_ckpt.py [--build DIR] [--np 8] [--n 128] [--runs 3]
       [--interval 10s] [--kill-every 45s] [--store local|memory|buddy|disk:DIR]
-      [--also-store STORE ...]
+      [--also-store STORE ...] [--also-args "MPIRUN ARGS" ...]
 
 --also-store adds a configuration "ckpt (STORE)": the same checkpoints with
 another store, in the same interleaved rounds (e.g. local beside memory:
-a frozen fork against an image the rank writes itself).
+a frozen fork against an image the rank writes itself). --also-args adds
+"ckpt (ARGS)": the ckpt configuration with more mpirun options (e.g.
+"--ckpt-max-concurrent=8").
 
 Medians per configuration and the ratios to plain, with the load average
 before and after. The run must be longer than the kill interval for a kill
@@ -26,6 +28,7 @@ import argparse
 import os
 import re
 import resource
+import shlex
 import statistics
 import subprocess
 
@@ -67,6 +70,7 @@ def main():
     ap.add_argument("--store", default="local")
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--also-store", action="append", default=[])
+    ap.add_argument("--also-args", action="append", default=[])
     a = ap.parse_args()
     if not os.path.exists(os.path.join(a.build, "examples", "cg_checksum")):
         raise SystemExit("build/examples/cg_checksum is not built (needs ISA-L)")
@@ -74,6 +78,7 @@ def main():
     kills = ckpt + ["--inject", f"kill random at={a.kill_every} every={a.kill_every}", "--inject-seed", str(a.seed)]
     configs = [("plain", []), ("ckpt", ckpt), ("ckpt+kills", kills)]
     configs += [(f"ckpt ({s})", ["--ckpt-interval=" + a.interval, "--ckpt-store=" + s]) for s in a.also_store]
+    configs += [(f"ckpt ({x})", ckpt + shlex.split(x)) for x in a.also_args]
     print(load())
     res = {name: [] for name, _ in configs}
     for _ in range(a.runs):

@@ -7,11 +7,18 @@ MG and SP with each library's own compiler wrappers (ftmpi: build/bin/mpif90
 and mpicc; Debian's mpif90.openmpi / mpicc.openmpi and mpif90.mpich /
 mpicc.mpich), runs every benchmark at np 4 (BT and SP also at 9) with the
 three libraries interleaved in the same session, and prints one table per
-class: verification and time per library, and ftmpi's time over each peer's.
+class: verification, time and CPU time per library, and ftmpi's time over
+each peer's.
+
+Every rank runs under rank.py (unless --shared-session): in a session of its
+own, as MPICH's launcher starts its ranks anyway, so that a kernel that
+shares the CPU between sessions (autogroup) treats the three libraries alike;
+rank.py also reports the rank's user + system CPU time, which the machine's
+load changes much less than the wall clock.
 
   bench/npb/run.py [--build DIR] [--classes S,A] [--benchmarks bt,cg,...]
                    [--repeat 1] [--work DIR] [--libs ftmpi,openmpi,mpich]
-                   [--np-list 4,9]
+                   [--np-list 4,9] [--shared-session]
 
 Exit status 1 when any ftmpi run does not verify (the CI check of class S);
 the peers' results are reported, not judged. Not a test of speed: the
@@ -40,6 +47,7 @@ SQUARE = {"bt", "sp"}  # need a square number of processes
 # gfortran >= 10 rejects one external called with buffers of different
 # types (every mpif.h program does it) unless told to allow it.
 FFLAGS = "-O3 -fallow-argument-mismatch"
+RANK = os.path.join(HERE, "rank.py")
 OMPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
@@ -94,22 +102,27 @@ def build(top, bench, cls, log):
     return exe if p.returncode == 0 and os.path.exists(exe) else None
 
 
-def run(lib, exe, np_, timeout):
+def run(lib, exe, np_, timeout, sessions):
+    """(status, NPB seconds or None, wall seconds, output, CPU seconds of all ranks or None)."""
     env = dict(os.environ, **lib["env"])
     t0 = time.time()
-    # Own session, so that a timeout ends the launcher and every rank.
-    p = subprocess.Popen(lib["run"] + [str(np_), exe], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    # Own session, so that a timeout ends the launcher and every rank (the
+    # programs under rank.py die with it).
+    prog = [sys.executable, RANK, exe] if sessions else [exe]
+    p = subprocess.Popen(lib["run"] + [str(np_)] + prog, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, cwd=os.path.dirname(exe), start_new_session=True)
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
-        return (f"TIMEOUT {timeout:.0f} s", None, time.time() - t0, "")
+        return (f"TIMEOUT {timeout:.0f} s", None, time.time() - t0, "", None)
     verif = re.search(r"Verification\s*=\s*(\w+)", out)
     secs = re.search(r"Time in seconds\s*=\s*([0-9.Ee+-]+)", out)
     status = verif.group(1) if verif else f"exit {p.returncode}"
-    return (status, float(secs.group(1)) if secs else None, time.time() - t0, out + err)
+    cpu = [float(u) + float(s) for u, s in re.findall(r"^NPB-RANK-CPU ([0-9.]+) ([0-9.]+)$", err, re.M)]
+    return (status, float(secs.group(1)) if secs else None, time.time() - t0, out + err,
+            sum(cpu) if len(cpu) == np_ else None)
 
 
 def main():
@@ -128,6 +141,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per ftmpi run")
     ap.add_argument("--peer-timeout", type=float, help="seconds per Open MPI / MPICH run (default --timeout); "
                     "MPICH polls, so oversubscribed it can take very long")
+    ap.add_argument("--shared-session", action="store_true",
+                    help="start the programs directly (each launcher's own session policy: MPICH's ranks get "
+                         "one session each, ftmpi's and Open MPI's share one) and report no CPU time")
     a = ap.parse_args()
     if not a.tarball or not os.path.exists(a.tarball):
         sys.exit("run.py: NPB tarball not found (give --tarball npb3.4-mpi.tar.xz)")
@@ -164,16 +180,18 @@ def main():
                 for _ in range(a.repeat):
                     for n in names:  # interleaved: the libraries share the load
                         if exes[n] is None:
-                            results[n].append(("BUILD FAILED", None, 0, ""))
+                            results[n].append(("BUILD FAILED", None, 0, "", None))
                             continue
                         limit = a.timeout if n == "ftmpi" or a.peer_timeout is None else a.peer_timeout
-                        results[n].append(run(all_libs[n], exes[n], np_, limit))
+                        results[n].append(run(all_libs[n], exes[n], np_, limit, not a.shared_session))
                 row = {"bench": bench.upper(), "np": np_, "load": open("/proc/loadavg").read().split()[0]}
                 for n in names:
                     st = [r[0] for r in results[n]]
                     times = [r[1] for r in results[n] if r[1] is not None and r[0] == "SUCCESSFUL"]
+                    cpus = [r[4] for r in results[n] if r[4] is not None and r[0] == "SUCCESSFUL"]
                     row[n] = ("SUCCESSFUL" if st and all(s == "SUCCESSFUL" for s in st) else
-                              next(s for s in st if s != "SUCCESSFUL"), statistics.median(times) if times else None)
+                              next(s for s in st if s != "SUCCESSFUL"), statistics.median(times) if times else None,
+                              statistics.median(cpus) if cpus else None)
                     if n == "ftmpi" and row[n][0] != "SUCCESSFUL":
                         failed = True
                         last = results[n][-1][3]
@@ -181,8 +199,10 @@ def main():
                 rows.append(row)
                 print_row(cls, row, names, header=len(rows) == 1)
                 sys.stdout.flush()
-    print(f"\nuptime at end: {open('/proc/loadavg').read().split()[:3]}; time = NPB's 'Time in seconds' "
-          f"(median of {a.repeat}); ratio = ftmpi / peer, below 1 means ftmpi is faster")
+    print(f"\nuptime at end: {open('/proc/loadavg').read().split()[:3]}; s = NPB's 'Time in seconds', "
+          f"cpu = user + system seconds of all ranks (medians of {a.repeat}); "
+          f"ranks {'as each launcher starts them' if a.shared_session else 'in a session each'}; "
+          f"ratio = ftmpi / peer (NPB time), below 1 means ftmpi is faster")
     return 1 if failed else 0
 
 
@@ -190,15 +210,16 @@ def print_row(cls, row, names, header):
     peers = [n for n in names if n != "ftmpi"]
     if header:
         print(f"\n## class {cls}\n")
-        print("| benchmark | np | load | " + " | ".join(f"{n} verif | {n} s" for n in names) +
+        print("| benchmark | np | load | " + " | ".join(f"{n} verif | {n} s | {n} cpu" for n in names) +
               "".join(f" | ftmpi/{p}" for p in peers) + " |")
-        print("|---|---|---|" + "---|---|" * len(names) + "---|" * len(peers))
+        print("|---|---|---|" + "---|---|---|" * len(names) + "---|" * len(peers))
     cells = [row["bench"], str(row["np"]), row["load"]]
     for n in names:
-        st, t = row[n]
-        cells += ["ok" if st == "SUCCESSFUL" else st, f"{t:.3f}" if t is not None else "-"]
+        st, t, cpu = row[n]
+        cells += ["ok" if st == "SUCCESSFUL" else st, f"{t:.3f}" if t is not None else "-",
+                  f"{cpu:.2f}" if cpu is not None else "-"]
     for p in peers:
-        f, o = row.get("ftmpi", (None, None))[1], row[p][1]
+        f, o = row.get("ftmpi", (None, None, None))[1], row[p][1]
         cells.append(f"{f / o:.2f}" if f and o else "-")
     print("| " + " | ".join(cells) + " |")
 

@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "base/ckpt_image_files.hpp"
 
@@ -37,13 +39,27 @@ std::string DiskStore::temp_path(int rank, uint64_t number) const {
 
 Result<int> DiskStore::begin(int rank, uint64_t number) const {
   std::string tmp = temp_path(rank, number);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+  if (reuse_ == Reuse::kSpare) {
+    // The spare: the whole image just older than the rank's newest; the
+    // newest stays untouched until this one is whole.
+    std::vector<ckpt_files::ImageFile> older = older_images(rank, number);
+    if (older.size() > 1 && ::rename(older[1].path.c_str(), tmp.c_str()) == 0) flags &= ~O_TRUNC;
+  }
+  int fd = ::open(tmp.c_str(), flags, 0600);
   if (fd < 0) return Error{errno_text("cannot create " + tmp)};
   return fd;
 }
 
 Error DiskStore::commit(int fd, int rank, uint64_t number) const {
   std::string tmp = temp_path(rank, number), final_path = path_of(rank, number);
+  // A spare written over may have been longer than this image.
+  const off_t end = ::lseek(fd, 0, SEEK_CUR);
+  if (end < 0 || ::ftruncate(fd, end) != 0) {
+    Error e{errno_text("cannot cut " + tmp)};
+    ::close(fd);
+    return e;
+  }
   // The data must be on disk before the name says the image is whole.
   if (::fsync(fd) != 0) {
     Error e{errno_text("cannot flush " + tmp)};
@@ -52,9 +68,18 @@ Error DiskStore::commit(int fd, int rank, uint64_t number) const {
   }
   if (::close(fd) != 0) return {errno_text("cannot close " + tmp)};
   if (::rename(tmp.c_str(), final_path.c_str()) != 0) return {errno_text("cannot rename " + tmp)};
-  for (const ckpt_files::ImageFile& f : ckpt_files::job_images(dir_, job_))
-    if (f.whole && f.rank == rank && f.number < number) ::unlink(f.path.c_str());
+  // With kSpare the newest of the older images is the next spare.
+  std::vector<ckpt_files::ImageFile> older = older_images(rank, number);
+  for (size_t i = reuse_ == Reuse::kSpare ? 1 : 0; i < older.size(); ++i) ::unlink(older[i].path.c_str());
   return {};
+}
+
+std::vector<ckpt_files::ImageFile> DiskStore::older_images(int rank, uint64_t number) const {
+  std::vector<ckpt_files::ImageFile> out;
+  for (ckpt_files::ImageFile& f : ckpt_files::job_images(dir_, job_))
+    if (f.whole && f.rank == rank && f.number < number) out.push_back(std::move(f));
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.number > b.number; });
+  return out;
 }
 
 void DiskStore::abandon(int fd, int rank, uint64_t number) const {

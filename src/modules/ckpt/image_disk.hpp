@@ -3,9 +3,17 @@
 // under a temporary name and renamed when complete, so a half-written image
 // is never taken for a whole one; the older image of a rank is removed only
 // after the newer one is complete.
+//
+// With Reuse::kSpare (the memory store) the rank keeps one older image as a
+// spare and writes its next image over it in place: a file's pages that stay
+// allocated cost the copy only, while fresh pages cost a fault each on a VM
+// that hands freed memory back to its host (spec/checkpoint-protocol.md §2b).
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "base/ckpt_image_files.hpp"
 
 #include "modules/ckpt/image.hpp"
 
@@ -13,15 +21,20 @@ namespace ftmpi::ckpt {
 
 class DiskStore {
  public:
-  DiskStore(std::string dir, std::string job) : dir_(std::move(dir)), job_(std::move(job)) {}
+  enum class Reuse : uint8_t { kNone, kSpare };
+  DiskStore(std::string dir, std::string job, Reuse reuse = Reuse::kNone)
+      : dir_(std::move(dir)), job_(std::move(job)), reuse_(reuse) {}
   // Creates the directory (and its parents) if needed.
   Error prepare() const;
   // <dir>/<job>.r<rank>.c<number>.img
   std::string path_of(int rank, uint64_t number) const;
-  // A new temporary file for image `number` of `rank` (descriptor, close-on-exec).
+  // The temporary file for image `number` of `rank` (descriptor,
+  // close-on-exec, at offset 0): a new one, or with kSpare the rank's spare
+  // image renamed to the temporary name, to be written over.
   Result<int> begin(int rank, uint64_t number) const;
-  // Flushes and closes `fd`, renames the temporary file to its final name,
-  // then removes the rank's older images.
+  // Cuts the file at its offset, flushes and closes `fd`, renames the
+  // temporary file to its final name, then removes the rank's older images
+  // (with kSpare all but the newest of them, the next spare).
   Error commit(int fd, int rank, uint64_t number) const;
   // Closes `fd` and removes the temporary file (a capture that failed).
   void abandon(int fd, int rank, uint64_t number) const;
@@ -33,7 +46,10 @@ class DiskStore {
 
  private:
   std::string temp_path(int rank, uint64_t number) const;
+  // The rank's whole images numbered below `number`, newest first.
+  std::vector<ckpt_files::ImageFile> older_images(int rank, uint64_t number) const;
   std::string dir_, job_;
+  Reuse reuse_;
 };
 
 }  // namespace ftmpi::ckpt

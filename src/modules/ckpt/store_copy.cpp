@@ -61,7 +61,8 @@ Result<Captured> to_buddy(const StoreTarget& t, const std::string& leave_out, ui
 }
 
 Result<Captured> to_disk(const StoreTarget& t, const std::string& leave_out, uint64_t& bytes) {
-  DiskStore store(t.dir, t.job);
+  DiskStore store(t.dir, t.job,
+                  t.kind == CkptFacts::kStoreMemory ? DiskStore::Reuse::kSpare : DiskStore::Reuse::kNone);
   auto b = store.begin(t.slot, t.number);
   if (!b.ok()) return b.error();
   const int fd = b.value();

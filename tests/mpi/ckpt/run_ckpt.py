@@ -320,8 +320,11 @@ def main():
                   % (len(stored), sorted(float(x[0]) for x in stored)[len(stored) // 2], rates[len(rates) // 2]))
         if disk_dir is not None and a.disk_images is not None:
             files = sorted(os.listdir(disk_dir)) if os.path.isdir(disk_dir) else []
-            if kind == "memory":  # other jobs' images may share the directory
-                files = [f for f in files if f.endswith(".img") or f.endswith(".tmp")]
+            if kind == "memory":  # other jobs' images share the directory: this job's only
+                jobs = {os.path.basename(e["stored_at"]).split(".r")[0] + ".r" for e in ck if e.get("stored_at")}
+                if not jobs:
+                    fail("no checkpoint event says where its image was stored", out, err)
+                files = [f for f in files if f.startswith(tuple(jobs)) and (f.endswith(".img") or f.endswith(".tmp"))]
             if a.disk_images == "gone" and files:
                 fail("disk images left after a normal end: %s" % files, out, err)
             if a.disk_images == "keep":

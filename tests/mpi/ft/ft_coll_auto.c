@@ -60,7 +60,7 @@ static void on_world_error(MPI_Comm* comm, int* code, ...) {
  * the receive buffer holds. */
 static int run(const char* name, int* state) {
   const int n = count;
-  int* s = malloc(sizeof(int) * (size_t)n * size);
+  int* s = calloc((size_t)n * size, sizeof(int));
   int* r = malloc(sizeof(int) * (size_t)n * size);
   int* want = malloc(sizeof(int) * (size_t)n * size);
   int* counts = malloc(sizeof(int) * size);
