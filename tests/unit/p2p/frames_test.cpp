@@ -253,3 +253,21 @@ TEST(Frames, ShortEagerStandsForTheEagerItShortens) {
   EXPECT_EQ(e.sum, 0u);
   EXPECT_EQ(std::memcmp(&e, &h, sizeof h), 0);  // nothing lost: the same bytes
 }
+
+TEST(Frames, ShortEagerCarriesTheMessageWithoutTheRequestId) {
+  FakeTransport tx(1 << 20);
+  std::vector<uint8_t> msg(8);
+  std::iota(msg.begin(), msg.end(), 1);
+  TypedBuffer data = bytes_of(msg);
+  MatchHdr h = match(MsgType::kEager, msg.size());
+  h.ctx = 43;        // a collective context
+  h.sreq = 0x1234;   // a collective's request: completes as the frame is written
+  ASSERT_TRUE(write_eager_short(tx, 2, h, data));
+  ASSERT_EQ(tx.frames.size(), 1u);
+  ASSERT_EQ(tx.frames[0].hdr.size(), sizeof(ShortHdr));
+  EXPECT_EQ(tx.frames[0].payload, msg);
+  const MatchHdr e = expand_short(header_of<ShortHdr>(tx.frames[0]), tx.frames[0].payload.size());
+  EXPECT_EQ(e.sreq, 0u);
+  h.sreq = 0;
+  EXPECT_EQ(std::memcmp(&e, &h, sizeof h), 0);  // all else arrives as sent
+}
