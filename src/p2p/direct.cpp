@@ -29,18 +29,24 @@ bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, 
   if (!p.alive || p.inc != dst.incarnation || p.self || !p.link || !p.pending.empty() || len > p.link->eager)
     return false;
   MatchHdr h = match_envelope(MsgType::kEager, tag, ctx, self_, epoch_, p.inc, len);
-  // sreq stays 0: no request, and nothing answers a standard EAGER (spec/wire-p2p.md).
   h.seq = p.send_seq + 1;
   transport::Payload pl;
   pl.len = len;
   pl.bytes = len ? static_cast<const uint8_t*>(buf) + t.true_lb() : nullptr;
-  if (module_ && !announce_now(p, dst.slot, h, buf, count, type)) return false;
-  if (!p.link->tx->send(p.addr, &h, sizeof h, pl)) {
-    if (!module_) return false;
-    // announce_now saw the room, and only this process writes to it: the
-    // module's log and the peer's channel would disagree from here on.
-    FTMPI_LOG(kError, "p2p", "a logged send to slot %d found no room after all", dst.slot);
-    std::abort();
+  if (!module_) {
+    // No request (sreq 0), no flags, no module checksum: the short form
+    // says all of it (spec/wire-p2p.md).
+    const ShortHdr s = shorten(h);
+    if (!p.link->tx->send(p.addr, &s, sizeof s, pl)) return false;
+  } else {
+    // The module's checksum travels in the full header.
+    if (!announce_now(p, dst.slot, h, buf, count, type)) return false;
+    if (!p.link->tx->send(p.addr, &h, sizeof h, pl)) {
+      // announce_now saw the room, and only this process writes to it: the
+      // module's log and the peer's channel would disagree from here on.
+      FTMPI_LOG(kError, "p2p", "a logged send to slot %d found no room after all", dst.slot);
+      std::abort();
+    }
   }
   p.send_seq = h.seq;
   if (module_) module_->on_delivered(nullptr);

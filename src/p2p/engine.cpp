@@ -265,17 +265,27 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
   MsgType t = static_cast<MsgType>(hdr[0]);
   switch (t) {
     case MsgType::kEager:
-    case MsgType::kRts: {
-      if (hlen < sizeof(MatchHdr)) break;
+    case MsgType::kRts:
+    case MsgType::kEagerShort: {
       MatchHdr h;
-      std::memcpy(&h, hdr, sizeof h);
+      size_t used = sizeof h;
+      if (t == MsgType::kEagerShort) {
+        if (hlen < sizeof(ShortHdr)) break;
+        ShortHdr s;
+        std::memcpy(&s, hdr, sizeof s);
+        h = expand_short(s, plen);
+        used = sizeof s;
+      } else {
+        if (hlen < sizeof(MatchHdr)) break;
+        std::memcpy(&h, hdr, sizeof h);
+      }
       // The sender's slot in the header must be the one the frame came from.
       if (h.src_slot != peer_slot) break;
       switch (guard(peer_slot, FrameStamp{FrameClass::kMatch, h.dst_inc, h.src_inc, h.epoch,
                                           comm::is_coll_context(h.ctx)})) {
         case Verdict::kAccept:
           if (h.type == MsgType::kRts) rndv_at_ns_ = now_ns();
-          on_match_frame(h, hdr + sizeof h, hlen - sizeof h, payload, plen);
+          on_match_frame(h, hdr + used, hlen - used, payload, plen);
           break;
         case Verdict::kHold:
           hold(peer_slot, hdr, hlen, payload, plen);

@@ -52,6 +52,13 @@ inline bool write_eager(transport::Transport& tx, int peer, const MatchHdr& h, T
   return tx.send(peer, &h, sizeof h, payload_of(data, 0, h.len));
 }
 
+// EAGER_SHORT: the same message with the 40-byte header, for an EAGER whose
+// request id, flags and checksum nobody reads (spec/wire-p2p.md).
+inline bool write_eager_short(transport::Transport& tx, int peer, const MatchHdr& h, TypedBuffer& data) {
+  const ShortHdr s = shorten(h);
+  return tx.send(peer, &s, sizeof s, payload_of(data, 0, h.len));
+}
+
 // RTS: the match header, RtsInfo and the first `niov` (<= kMaxRtsIov)
 // blocks of the sender's memory; niov 0 asks the receiver for a CTS.
 bool write_rts(transport::Transport& tx, int peer, const MatchHdr& h, int32_t pid, const iovec* iov, size_t niov);

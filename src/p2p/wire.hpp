@@ -3,6 +3,9 @@
 // homogeneous job (the TCP transport still frames lengths little-endian).
 //
 //   EAGER  match header + payload            message fits the eager limit
+//   EAGER_SHORT short header + payload        a standard EAGER without request
+//                                            id or checksum (one cache line
+//                                            on shm for up to 8 bytes)
 //   RTS    match header + RtsInfo [+ iovs]   large message: "come and get it"
 //   CTS    CtlHdr                            receiver matched an RTS; send DATA
 //   DATA   CtlHdr + payload at offset        pipelined bytes of a matched RTS
@@ -21,8 +24,9 @@
 namespace ftmpi::p2p {
 
 // spec/wire-p2p.md's version of these layouts. 2: MatchHdr carries the
-// channel sequence number (48 -> 56 bytes); 3: a module checksum (64 bytes).
-inline constexpr uint32_t kWireVersion = 3;
+// channel sequence number (48 -> 56 bytes); 3: a module checksum (64 bytes);
+// 4: EAGER_SHORT (40 bytes).
+inline constexpr uint32_t kWireVersion = 4;
 
 enum class MsgType : uint8_t {
   kEager = 1,
@@ -34,6 +38,7 @@ enum class MsgType : uint8_t {
   kCancel = 7,      // sender asks to withdraw an unmatched message
   kCancelReply = 8, // receiver's answer: flags bit0 = withdrawn
   kControl = 9,     // a frame for a registered control handler
+  kEagerShort = 10, // EAGER with sreq, sum and flags 0 and len = payload length
 };
 
 inline constexpr uint8_t kFlagSync = 1;  // EAGER/RTS: acknowledge when matched
@@ -60,6 +65,52 @@ struct MatchHdr {
   uint64_t sum;
 };
 static_assert(sizeof(MatchHdr) == 64);
+
+// An EAGER that nothing answers (standard mode, no request id) and no
+// module checksums: the MatchHdr without sreq and sum, and without len (the
+// payload's length). 40 bytes, so that with the shm record header (16) and
+// 8 payload bytes it fills one cache line. The receiver expands it into the
+// MatchHdr it stands for (expand_short) before anything looks at it.
+struct ShortHdr {
+  MsgType type;  // kEagerShort
+  uint8_t reserved1;
+  uint16_t reserved2;
+  int32_t tag;
+  uint64_t ctx;
+  int32_t src_slot;
+  uint32_t src_inc;
+  uint32_t epoch;
+  uint32_t dst_inc;
+  uint64_t seq;
+};
+static_assert(sizeof(ShortHdr) == 40);
+
+inline ShortHdr shorten(const MatchHdr& h) {
+  ShortHdr s{};
+  s.type = MsgType::kEagerShort;
+  s.tag = h.tag;
+  s.ctx = h.ctx;
+  s.src_slot = h.src_slot;
+  s.src_inc = h.src_inc;
+  s.epoch = h.epoch;
+  s.dst_inc = h.dst_inc;
+  s.seq = h.seq;
+  return s;
+}
+
+inline MatchHdr expand_short(const ShortHdr& s, uint64_t payload_len) {
+  MatchHdr h{};
+  h.type = MsgType::kEager;
+  h.tag = s.tag;
+  h.ctx = s.ctx;
+  h.src_slot = s.src_slot;
+  h.src_inc = s.src_inc;
+  h.epoch = s.epoch;
+  h.dst_inc = s.dst_inc;
+  h.len = payload_len;
+  h.seq = s.seq;
+  return h;
+}
 
 // One (address, length) pair of an RTS's iovec list.
 struct RtsIov {

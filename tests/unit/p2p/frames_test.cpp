@@ -230,3 +230,44 @@ TEST(Frames, DataWaitsRatherThanSendASlimPieceButSendsASmallLastOne) {
   EXPECT_EQ(tight.frames[0].payload.size(), 200u);
   EXPECT_EQ(header_of<CtlHdr>(tight.frames[0]).offset, msg.size() - 200);
 }
+
+TEST(Frames, ShortEagerStandsForTheEagerItShortens) {
+  MatchHdr h = match_envelope(MsgType::kEager, -7, 0x1234567890abcdefull, ProcId{5, 3}, 9, 4, 8);
+  h.seq = 0x1122334455667788ull;
+  const ShortHdr s = shorten(h);
+  EXPECT_EQ(s.type, MsgType::kEagerShort);
+  // 16-byte ring record header + 40 + 8 payload bytes: one 64-byte line.
+  EXPECT_EQ(16 + sizeof s + 8, 64u);
+  const MatchHdr e = expand_short(s, 8);
+  EXPECT_EQ(e.type, MsgType::kEager);
+  EXPECT_EQ(e.flags, 0);
+  EXPECT_EQ(e.tag, -7);
+  EXPECT_EQ(e.ctx, 0x1234567890abcdefull);
+  EXPECT_EQ(e.src_slot, 5);
+  EXPECT_EQ(e.src_inc, 3u);
+  EXPECT_EQ(e.epoch, 9u);
+  EXPECT_EQ(e.dst_inc, 4u);
+  EXPECT_EQ(e.len, 8u);
+  EXPECT_EQ(e.sreq, 0u);
+  EXPECT_EQ(e.seq, 0x1122334455667788ull);
+  EXPECT_EQ(e.sum, 0u);
+  EXPECT_EQ(std::memcmp(&e, &h, sizeof h), 0);  // nothing lost: the same bytes
+}
+
+TEST(Frames, ShortEagerCarriesTheMessageWithoutTheRequestId) {
+  FakeTransport tx(1 << 20);
+  std::vector<uint8_t> msg(8);
+  std::iota(msg.begin(), msg.end(), 1);
+  TypedBuffer data = bytes_of(msg);
+  MatchHdr h = match(MsgType::kEager, msg.size());
+  h.ctx = 43;        // a collective context
+  h.sreq = 0x1234;   // a collective's request: completes as the frame is written
+  ASSERT_TRUE(write_eager_short(tx, 2, h, data));
+  ASSERT_EQ(tx.frames.size(), 1u);
+  ASSERT_EQ(tx.frames[0].hdr.size(), sizeof(ShortHdr));
+  EXPECT_EQ(tx.frames[0].payload, msg);
+  const MatchHdr e = expand_short(header_of<ShortHdr>(tx.frames[0]), tx.frames[0].payload.size());
+  EXPECT_EQ(e.sreq, 0u);
+  h.sreq = 0;
+  EXPECT_EQ(std::memcmp(&e, &h, sizeof h), 0);  // all else arrives as sent
+}

@@ -121,7 +121,7 @@ TEST(TransportInterface, ShmCarriesFramesInOrderThroughFullRings) {
 TEST(TransportInterface, ShmRoomIsHonouredAndAShortAnswerArmsTheWakeUp) {
   ShmPair s;
   const uint64_t big = s.t0.max_payload(8);
-  EXPECT_EQ(big, 16384u / 2 - 8 - 8);
+  EXPECT_EQ(big, 16384u / 2 - kRecHdr - 8);
   EXPECT_EQ(s.t0.room(1, 8, 100), 100u);
   // Fill the ring with frames of what room() offers until it offers nothing useful.
   std::vector<uint8_t> junk(big, 1);

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "transport/shm_ring.hpp"
 
@@ -15,7 +17,9 @@ struct RingMem {
     new (&ctl) RingCtl{};
     ctl.tail.store(0);
     ctl.head.store(0);
+    ctl.writer_attached.store(0);
     ctl.writer_waiting.store(0);
+    std::memset(data, 0, size);
   }
   ~RingMem() { std::free(data); }
   uint64_t size;
@@ -122,4 +126,205 @@ TEST(Ring, ConcurrentProducerConsumer) {
   producer.join();
   EXPECT_FALSE(bad);
   EXPECT_EQ(expect, n);
+}
+
+namespace {
+// Writes one frame whose 8-byte header is `id` and whose payload bytes are
+// all `fill`; false if the ring is full.
+bool put(RingWriter& w, uint64_t id, size_t plen, uint8_t fill) {
+  uint8_t* rec = w.reserve(RingWriter::record_size(8, plen));
+  if (!rec) return false;
+  std::memcpy(rec + kRecHdr, &id, 8);
+  std::memset(rec + kRecHdr + 8, fill, plen);
+  w.publish(rec, static_cast<uint32_t>(plen), 8);
+  return true;
+}
+
+struct Got {
+  uint64_t id;
+  size_t plen;
+  bool intact;
+};
+
+std::vector<Got> take(RingReader& r, uint8_t fill) {
+  std::vector<Got> out;
+  bool wake = false;
+  r.drain(
+      [&](const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen) {
+        uint64_t id = 0;
+        if (hlen == 8) std::memcpy(&id, hdr, 8);
+        bool intact = hlen == 8;
+        for (size_t i = 0; i < plen; ++i) intact = intact && payload[i] == fill;
+        out.push_back({id, plen, intact});
+      },
+      wake);
+  return out;
+}
+}  // namespace
+
+TEST(Ring, RecordSizesAtTheLineBoundary) {
+  // A 40-byte header and 8 payload bytes: one cache line, the small EAGER's case.
+  EXPECT_EQ(RingWriter::record_size(40, 0), 64u);
+  EXPECT_EQ(RingWriter::record_size(40, 8), 64u);
+  EXPECT_EQ(RingWriter::record_size(40, 9), 128u);
+  EXPECT_EQ(RingWriter::record_size(64, 8), 128u);
+  EXPECT_EQ(RingWriter::record_size(36, 12), 128u);  // the header is padded to 8 first
+  RingMem m(4096);
+  RingWriter w;
+  RingReader r;
+  w.attach(&m.ctl, m.data, m.size);
+  r.attach(&m.ctl, m.data, m.size);
+  // Records start on line boundaries, and each frame arrives with its size.
+  // With an 8-byte header: 40 payload bytes fill the first line, 41 start a second.
+  for (size_t plen : {0, 40, 41, 104, 105}) {
+    ASSERT_TRUE(put(w, plen, plen, 0x5a));
+    auto got = take(r, 0x5a);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].id, plen);
+    EXPECT_EQ(got[0].plen, plen);
+    EXPECT_TRUE(got[0].intact);
+    EXPECT_EQ(m.ctl.head.load() % 64, 0u);
+  }
+  EXPECT_EQ(m.ctl.head.load(), 64u + 64 + 128 + 128 + 192);
+}
+
+TEST(Ring, FullRingRefusesUntilTheReaderFreesAndWakesTheWriter) {
+  RingMem m(4096);
+  RingWriter w;
+  RingReader r;
+  w.attach(&m.ctl, m.data, m.size);
+  r.attach(&m.ctl, m.data, m.size);
+  int n = 0;
+  while (put(w, static_cast<uint64_t>(n), 40, 1)) ++n;
+  EXPECT_EQ(n, 4096 / 64);  // every record one line: the ring holds exactly 64
+  EXPECT_TRUE(r.nonempty());
+  w.mark_waiting();
+  EXPECT_FALSE(put(w, 999, 0, 1));  // refused, nothing written
+  bool wake = false;
+  int delivered = r.drain([](const uint8_t*, size_t, const uint8_t*, size_t) {}, wake);
+  EXPECT_EQ(delivered, n);
+  EXPECT_TRUE(wake);
+  EXPECT_FALSE(r.nonempty());
+  // The writer sees the freed space only now, through head.
+  ASSERT_TRUE(put(w, 1000, 40, 2));
+  auto got = take(r, 2);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].id, 1000u);
+}
+
+TEST(Ring, WrapAroundWithAPadAndTheLargestRecord) {
+  RingMem m(4096);
+  RingWriter w;
+  RingReader r;
+  w.attach(&m.ctl, m.data, m.size);
+  r.attach(&m.ctl, m.data, m.size);
+  const size_t biggest = w.max_record() - kRecHdr - 8;
+  EXPECT_EQ(RingWriter::record_size(8, biggest), w.max_record());
+  EXPECT_EQ(RingWriter::record_size(8, biggest + 1), w.max_record() + 64);
+  // After a small record the largest one no longer fits before the end: a
+  // pad covers the rest of the lap and the record starts at 0.
+  int pads = 0;
+  for (int lap = 0; lap < 6; ++lap) {
+    ASSERT_TRUE(put(w, 1, 100, 3));
+    auto small = take(r, 3);
+    ASSERT_EQ(small.size(), 1u);
+    EXPECT_TRUE(small[0].intact);
+    uint64_t before = m.ctl.head.load();
+    ASSERT_TRUE(put(w, 2, biggest, 4)) << "lap " << lap;
+    auto big = take(r, 4);
+    ASSERT_EQ(big.size(), 1u);
+    EXPECT_EQ(big[0].plen, biggest);
+    EXPECT_TRUE(big[0].intact);
+    uint64_t moved = m.ctl.head.load() - before;
+    EXPECT_TRUE(moved == w.max_record() || moved > w.max_record()) << moved;
+    pads += moved > w.max_record();
+  }
+  EXPECT_GT(pads, 0);
+}
+
+TEST(Ring, PayloadThatLooksLikeAStampIsNeverARecord) {
+  // Fill the payload with every position's stamp (position + 1), so a reader
+  // that trusted a stale line start would accept user bytes as a record.
+  RingMem m(4096);
+  RingWriter w;
+  RingReader r;
+  w.attach(&m.ctl, m.data, m.size);
+  r.attach(&m.ctl, m.data, m.size);
+  for (int round = 0; round < 40; ++round) {
+    size_t plen = 64 * 12 + 24;
+    uint64_t size = RingWriter::record_size(8, plen);
+    // Where the record will start (the ring is empty: head is the tail).
+    uint64_t pos = m.ctl.head.load();
+    if (size > 4096 - (pos & 4095)) pos += 4096 - (pos & 4095);
+    uint8_t* rec = w.reserve(size);
+    ASSERT_NE(rec, nullptr);
+    ASSERT_EQ(rec, m.data + (pos & 4095));
+    uint64_t id = static_cast<uint64_t>(round);
+    std::memcpy(rec + kRecHdr, &id, 8);
+    // Each word: the stamp a record starting on its line one lap later has.
+    for (size_t o = kRecHdr + 8; o + 8 <= kRecHdr + 8 + plen; o += 8) {
+      uint64_t fake = pos + (o & ~size_t{63}) + 4096 + 1;
+      std::memcpy(rec + o, &fake, 8);
+    }
+    w.publish(rec, static_cast<uint32_t>(plen), 8);
+    bool wake = false;
+    int seen = r.drain([](const uint8_t*, size_t, const uint8_t*, size_t) {}, wake);
+    ASSERT_EQ(seen, 1);
+    // Small records now start inside the previous large one.
+    for (int k = 0; k < 3; ++k) ASSERT_TRUE(put(w, 100 + static_cast<uint64_t>(k), 8, 9));
+    auto got = take(r, 9);
+    ASSERT_EQ(got.size(), 3u) << "round " << round;
+    EXPECT_FALSE(r.nonempty());
+  }
+}
+
+TEST(Ring, SuccessorOfADeadWriterSkipsItsPartialRecord) {
+  RingMem m(4096);
+  RingWriter w;
+  RingReader r;
+  w.attach(&m.ctl, m.data, m.size);
+  r.attach(&m.ctl, m.data, m.size);
+  ASSERT_TRUE(put(w, 1, 300, 7));
+  ASSERT_EQ(take(r, 7).size(), 1u);
+  ASSERT_TRUE(put(w, 2, 10, 7));  // committed, not yet read
+  // The writer dies in the middle of a record: payload bytes written, the
+  // stamp not. Its bytes mimic stamps of the positions after it.
+  uint64_t at = m.ctl.tail.load();
+  uint8_t* rec = w.reserve(RingWriter::record_size(8, 1000));
+  ASSERT_NE(rec, nullptr);
+  for (size_t i = 8; i + 8 <= 1000; i += 8) {
+    uint64_t fake = at + i + 1;
+    std::memcpy(rec + i, &fake, 8);
+  }
+  RingWriter next;
+  next.attach(&m.ctl, m.data, m.size);
+  EXPECT_EQ(m.ctl.tail.load(), at);
+  ASSERT_TRUE(put(next, 3, 8, 7));
+  ASSERT_TRUE(put(next, 4, 8, 7));
+  auto got = take(r, 7);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].id, 2u);
+  EXPECT_EQ(got[1].id, 3u);
+  EXPECT_EQ(got[2].id, 4u);
+  EXPECT_FALSE(r.nonempty());
+}
+
+TEST(Ring, SuccessorResumesAfterARecordCommittedPastTheHint) {
+  RingMem m(4096);
+  RingWriter w;
+  RingReader r;
+  w.attach(&m.ctl, m.data, m.size);
+  r.attach(&m.ctl, m.data, m.size);
+  ASSERT_TRUE(put(w, 1, 8, 7));
+  uint64_t hint = m.ctl.tail.load();
+  ASSERT_TRUE(put(w, 2, 200, 7));
+  ASSERT_TRUE(put(w, 3, 8, 7));
+  // The writer died after committing two records but before storing the hint.
+  m.ctl.tail.store(hint);
+  RingWriter next;
+  next.attach(&m.ctl, m.data, m.size);
+  ASSERT_TRUE(put(next, 4, 8, 7));
+  auto got = take(r, 7);
+  ASSERT_EQ(got.size(), 4u);
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].id, i + 1);
 }
