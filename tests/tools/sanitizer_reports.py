@@ -20,7 +20,11 @@ import os
 import shutil
 import tempfile
 
-NEEDLES = ("Sanitizer", "runtime error:")
+# Every report has one of these ("ERROR: AddressSanitizer: ...", "ERROR:
+# LeakSanitizer: ...", "AddressSanitizer:DEADLYSIGNAL", "SUMMARY: ...",
+# UBSan's "FILE:LINE:COL: runtime error: ..."); a bare "Sanitizer" would also
+# match ftmpi's own line that a capture under AddressSanitizer is refused.
+NEEDLES = ("Sanitizer:", "runtime error:")
 
 
 def _with_log_path(options, path):
