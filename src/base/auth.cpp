@@ -39,7 +39,7 @@ Secret make_secret() {
 }
 
 std::string to_hex(const Secret& s) {
-  static const char* d = "0123456789abcdef";
+  const char* const d = "0123456789abcdef";
   std::string out;
   for (uint8_t b : s) {
     out.push_back(d[b >> 4]);

@@ -4,7 +4,9 @@
 usage: ckpt_cases.py CASE PROGRAM VICTIM VICTIM_FTMPI
 PROGRAM captures itself; VICTIM and VICTIM_FTMPI are the two builds (for the
 wrong-binary case). Every case asserts the restored output byte for byte
-against a run without checkpoint, or the exact refusal.
+against a run without checkpoint, or the exact refusal. asan_refused loads
+AddressSanitizer's runtime from FTMPI_TEST_ASAN_RUNTIME (LD_PRELOAD) when set,
+else expects the program built with it.
 """
 import os
 import signal
@@ -13,6 +15,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from sanitizer_reports import SanitizerLog  # noqa: E402
 
 RESTORE_FAILED = 70
 
@@ -85,7 +90,22 @@ def check_refused(r, words):
 
 
 def main():
-    case = sys.argv[1]
+    # Every process of the case (capturing, restored, refused) inherits the
+    # report directory; a report from any of them fails the case.
+    with SanitizerLog() as san:
+        os.environ.update(san.env(os.environ))
+        try:
+            run_case(sys.argv[1])
+        finally:
+            found = san.failures()
+            for f in found:
+                print("FAIL: " + f)
+            if found:
+                sys.exit(1)
+    print("PASS " + sys.argv[1])
+
+
+def run_case(case):
     prog, victim, victim_ftmpi = (os.path.abspath(p) for p in sys.argv[2:5])
     with tempfile.TemporaryDirectory(prefix="ckpt-") as tmp:
         want_file, want_stdout = expected(prog, tmp)
@@ -176,13 +196,26 @@ def main():
             # Randomised addresses are refused too.
             r = run([prog, "plain", out], env={"FTMPI_CKPT_RESTORE": image})
             check_refused(r, ["address randomisation"])
+        elif case == "asan_refused":
+            # AddressSanitizer's runtime in the process (built in, or
+            # preloaded into the normal build): the capture is refused in one
+            # line, and no image is left.
+            rt = os.environ.get("FTMPI_TEST_ASAN_RUNTIME")
+            d = os.path.join(tmp, "images")
+            r = run([prog, "disk", d, out], env={"LD_PRELOAD": rt} if rt else None)
+            want = b"the process runs under AddressSanitizer, whose shadow memory an image cannot hold"
+            if r.returncode != 5 or want not in r.stderr:
+                fail("capture under AddressSanitizer should be refused, got %d: %r" % (r.returncode, r.stderr))
+            left = [n for n in os.listdir(d) if n.endswith(".img")] if os.path.isdir(d) else []
+            if left:
+                fail("a refused capture left images: %s" % left)
+            print("refused as expected: " + r.stderr.decode().strip())
         elif case == "threads":
             r = run([prog, "threads", os.path.join(tmp, "images"), out])
             if r.returncode != 5 or b"threads; only a single-threaded process can be captured" not in r.stderr:
                 fail("capture with two threads should be refused, got %d: %r" % (r.returncode, r.stderr))
         else:
             fail("unknown case " + case)
-    print("PASS " + case)
 
 
 if __name__ == "__main__":

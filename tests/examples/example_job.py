@@ -20,7 +20,8 @@ The example itself compares its result with a failure-free computation and
 exits non-zero on a mismatch. Checked here: the exit status, the program's
 verdict line(s) (`--expect-stdout`), that the launcher survived exactly the
 failures that were made (`job survived N failures`), that the job ended within
-`--timeout` (no hang) and that no process of the job is left behind.
+`--timeout` (no hang), that no process of the job is left behind, and that
+none reported a sanitizer finding (tests/tools/sanitizer_reports.py).
 """
 import argparse
 import os
@@ -35,6 +36,7 @@ import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 from run_job import tagged_pids  # noqa: E402
+from sanitizer_reports import SanitizerLog  # noqa: E402
 
 
 def parse_ranks(text):
@@ -81,6 +83,11 @@ def group_by_offset(plan):
 
 
 def main():
+    with SanitizerLog() as san:
+        return run(san)
+
+
+def run(san):
     ap = argparse.ArgumentParser()
     ap.add_argument("--ftmpirun", required=True)
     ap.add_argument("--np", type=int, required=True)
@@ -111,7 +118,7 @@ def main():
     sys.stdout.flush()
 
     tag = uuid.uuid4().hex
-    env = dict(os.environ, FTMPI_TEST_TAG=tag)
+    env = san.env(dict(os.environ, FTMPI_TEST_TAG=tag))
     t0 = time.time()
     p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, errors="replace")
@@ -198,6 +205,7 @@ def main():
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+    failures += san.failures(out, err)
     for f in failures:
         print("FAIL: " + f)
     print(f"job ended with status {p.returncode} after {elapsed:.2f} s")

@@ -4,7 +4,8 @@
 Every process of the job inherits FTMPI_TEST_TAG=<unique>; after the launcher
 returns, no process carrying that tag may remain (checked through
 /proc/*/environ), and /dev/shm must hold no new entries. Exit code, and
-optionally stdout/stderr, are checked against expectations.
+optionally stdout/stderr, are checked against expectations. A sanitizer
+report from any process of the job fails it (tests/tools/sanitizer_reports.py).
 """
 import argparse
 import os
@@ -14,6 +15,8 @@ import subprocess
 import sys
 import time
 import uuid
+
+from sanitizer_reports import SanitizerLog
 
 
 def tagged_pids(tag):
@@ -32,6 +35,11 @@ def tagged_pids(tag):
 
 
 def main():
+    with SanitizerLog() as san:
+        return run(san)
+
+
+def run(san):
     ap = argparse.ArgumentParser()
     ap.add_argument("--expect-exit", default="0", help="an exit code, or 'nonzero'")
     ap.add_argument("--expect-stdout", action="append", default=[], help="regex that must match stdout")
@@ -44,7 +52,7 @@ def main():
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     tag = uuid.uuid4().hex
-    env = dict(os.environ, FTMPI_TEST_TAG=tag)
+    env = san.env(dict(os.environ, FTMPI_TEST_TAG=tag))
     shm_before = set(os.listdir("/dev/shm"))
     t0 = time.time()
     p = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE if a.stdin is not None else subprocess.DEVNULL,
@@ -68,6 +76,8 @@ def main():
         sys.stdout.write(out.decode(errors="replace"))
         sys.stderr.write(err.decode(errors="replace"))
         print(f"FAIL: job did not end within {a.timeout} s (hang)")
+        for f in san.failures():
+            print("FAIL: " + f)
         return 1
     elapsed = time.time() - t0
     out_s, err_s = out.decode(errors="replace"), err.decode(errors="replace")
@@ -109,6 +119,7 @@ def main():
     new_shm = {n for n in set(os.listdir("/dev/shm")) - shm_before if not n.startswith(foreign)}
     if new_shm:
         failures.append(f"/dev/shm entries left behind: {sorted(new_shm)}")
+    failures += san.failures(out_s, err_s)
     for f in failures:
         print("FAIL: " + f)
     print(f"job ended with status {p.returncode} after {elapsed:.2f} s")

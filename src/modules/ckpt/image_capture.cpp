@@ -20,6 +20,10 @@
 #include "modules/ckpt/image_layout.hpp"
 #include "modules/ckpt/image_restore_core.hpp"
 
+// Defined only when AddressSanitizer's runtime is in the process (whichever
+// part of it was built with -fsanitize=address).
+extern "C" int __asan_address_is_poisoned(void const volatile* addr) __attribute__((weak));
+
 namespace ftmpi::ckpt {
 
 jmp_buf g_capture_point;
@@ -74,6 +78,11 @@ std::string prepare(int out_fd, const std::string& leave_out, CaptureWork& w) {
   int threads = count_threads();
   if (threads != 1)
     return "the process has " + std::to_string(threads) + " threads; only a single-threaded process can be captured";
+  // Its shadow memory (terabytes of address space at fixed places, whose
+  // every byte the instrumented code checks) cannot go into an image, and an
+  // image without it would not match the restored heap.
+  if (&__asan_address_is_poisoned != nullptr)
+    return "the process runs under AddressSanitizer, whose shadow memory an image cannot hold";
   ImageMeta& m = w.meta;
   std::string e = exe_identity(m);
   if (!e.empty()) return e;

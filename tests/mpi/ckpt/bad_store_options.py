@@ -9,9 +9,22 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from sanitizer_reports import SanitizerLog  # noqa: E402
+
 
 def main():
-    launcher, prog = sys.argv[1], sys.argv[2]
+    with SanitizerLog() as san:
+        os.environ.update(san.env(os.environ))  # every process started below
+        failed = check(*sys.argv[1:3])
+        for f in san.failures():
+            print("FAIL: " + f)
+            failed += 1
+    if failed:
+        sys.exit(1)
+
+
+def check(launcher, prog):
     with tempfile.TemporaryDirectory() as tmp:
         afile = os.path.join(tmp, "file")
         open(afile, "w").close()
@@ -47,9 +60,9 @@ def main():
                                                                    p.stderr.decode(errors="replace")))
             failed += 1
         os.chmod(ro, 0o700)
-    if failed:
-        sys.exit(1)
-    print("ok: %d bad store options refused in one line; a missing directory is created" % len(cases))
+    if not failed:
+        print("ok: %d bad store options refused in one line; a missing directory is created" % len(cases))
+    return failed
 
 
 if __name__ == "__main__":

@@ -38,7 +38,8 @@ stored image, each one resumed as the next incarnation (its mpirun line and
 timeline event; no restorer fell back to the program's start);
 --max-from-start N: at most N restarts from the program's start.
 Prints the pause, wake-up and store figures it saw (for the report; never a
-pass condition).
+pass condition). A sanitizer report from any process of either run, a frozen
+copy included, fails the case (tests/tools/sanitizer_reports.py).
 
   run_ckpt.py [options] -- FTMPIRUN -np N PROGRAM ARGS...
 Options after the first -- : --ckpt ARG (repeatable, ftmpirun checkpoint
@@ -54,6 +55,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from sanitizer_reports import SanitizerLog  # noqa: E402
 
 
 def timed_out(cmd, timeout, out, err, tl=None):
@@ -202,6 +206,24 @@ def leftovers(marker):
 
 
 def main():
+    with SanitizerLog() as san:
+        try:
+            check(san)
+        except SystemExit as e:
+            if e.code:  # a hang or a wrong result a report may explain
+                for f in san.failures():
+                    print("FAIL: " + f)
+            raise
+
+
+def sanitizer_check(san, out="", err=""):
+    """A report from any process of either run (a frozen copy included)."""
+    found = san.failures(out, err)
+    if found:
+        fail("; ".join(found), out, err)
+
+
+def check(san):
     ap = argparse.ArgumentParser()
     ap.add_argument("--ckpt", action="append", default=[])
     ap.add_argument("--kill", action="append", default=[])
@@ -226,11 +248,12 @@ def main():
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     launcher, rest = cmd[0], cmd[1:]
-    env = dict(os.environ)
+    env = san.env(os.environ)
 
     ref, t_ref = "", 0.0
     if a.expect_end is None:
         code, ref, err, t_ref = run([launcher] + rest + ["ref-%d" % os.getpid()], env, a.timeout)
+        sanitizer_check(san, ref, err)
         if code != 0:
             fail("the reference run (no failures, no checkpoints) exited %d" % code, ref, err)
 
@@ -259,11 +282,13 @@ def main():
         kills = [parse_kill(k) for k in a.kill_after]
         if kills:
             code, out, err, t_run, fired = run_killing(args, env, a.timeout, tl, kills)
+            sanitizer_check(san, out, err)
             want = sum(len(k["ranks"]) for k in kills)
             if len(fired) != want:
                 fail("only %d of %d kills fired: %r" % (len(fired), want, fired), out, err)
         else:
             code, out, err, t_run = run(args, env, a.timeout, tl)
+            sanitizer_check(san, out, err)
         if a.expect_end is not None:
             if code == 0:
                 fail("the run with checkpoints exited 0; expected it to end with %r" % a.expect_end, out, err)
@@ -361,6 +386,7 @@ def main():
         left = leftovers(marker)
         if left:
             fail("processes left behind: %s" % left, out, err)
+        sanitizer_check(san)  # frozen copies that ended after the launcher
         if wakes:
             ms = sorted(w["wake_ms"] for w in wakes)
             print("wake-ups: %d, death to running again median %.1f ms max %.1f ms (load %s)"

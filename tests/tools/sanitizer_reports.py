@@ -1,0 +1,69 @@
+"""Sanitizer reports of every process a test starts (builds configured with
+-DFTMPI_SANITIZE=ON; harmless otherwise: the options are then read by nobody).
+
+A report on the job's stderr is not enough: in transparent mode a rank that a
+report ends is restarted and the job still exits 0, and a checkpoint's frozen
+copy has closed its stdio, so what it reports would go nowhere. Each run
+therefore gets a directory that AddressSanitizer writes its reports to
+(log_path: one file per reporting process, LeakSanitizer's included), and the
+driver fails the case on any file there, or on a report in the output.
+UndefinedBehaviorSanitizer linked with AddressSanitizer (GCC 12) writes to
+stderr whatever its options say: its reports are found in the output only
+(the build stops a process at its first one, -fno-sanitize-recover).
+
+    with SanitizerLog() as san:
+        env = san.env(os.environ)
+        ... run the job with env ...
+        failures += san.failures(err_text)
+"""
+import os
+import shutil
+import tempfile
+
+# Every report has one of these ("ERROR: AddressSanitizer: ...", "ERROR:
+# LeakSanitizer: ...", "AddressSanitizer:DEADLYSIGNAL", "SUMMARY: ...",
+# UBSan's "FILE:LINE:COL: runtime error: ..."); a bare "Sanitizer" would also
+# match ftmpi's own line that a capture under AddressSanitizer is refused.
+NEEDLES = ("Sanitizer:", "runtime error:")
+
+
+def _with_log_path(options, path):
+    kept = [o for o in (options or "").replace(",", ":").split(":") if o and not o.startswith("log_path=")]
+    return ":".join(kept + ["log_path=" + path])
+
+
+class SanitizerLog:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="ftmpi-san-")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def env(self, base):
+        """`base` plus the options that send every report to this run's directory."""
+        env = dict(base)
+        env["ASAN_OPTIONS"] = _with_log_path(env.get("ASAN_OPTIONS"), os.path.join(self.dir, "asan"))
+        return env
+
+    def reports(self):
+        """The text of every report file written so far, by file name."""
+        found = {}
+        for name in sorted(os.listdir(self.dir)):
+            with open(os.path.join(self.dir, name), errors="replace") as f:
+                found[name] = f.read()
+        return found
+
+    def failures(self, *outputs):
+        """One line per report file or reporting output, each report printed."""
+        msgs = []
+        for name, text in self.reports().items():
+            print(f"--- sanitizer report {name}\n{text[-6000:]}")
+            msgs.append(f"sanitizer report from process {name.rsplit('.', 1)[-1]} ({name.split('.')[0]})")
+        for out in outputs:
+            for needle in NEEDLES:
+                if needle in out:
+                    msgs.append(f"sanitizer report in the job's output ({needle})")
+        return msgs
