@@ -26,14 +26,22 @@ struct RingMem {
   RingCtl ctl;
   uint8_t* data;
 };
+
+// A ring with its writer and reader attached, as most cases start.
+struct AttachedRing {
+  explicit AttachedRing(uint64_t size) : m(size) {
+    w.attach(&m.ctl, m.data, m.size);
+    r.attach(&m.ctl, m.data, m.size);
+  }
+  RingMem m;
+  RingWriter w;
+  RingReader r;
+};
 }  // namespace
 
 TEST(Ring, RecordsKeepOrderAndContentAcrossWraparound) {
-  RingMem m(4096);
-  RingWriter w;
-  RingReader r;
-  w.attach(&m.ctl, m.data, m.size);
-  r.attach(&m.ctl, m.data, m.size);
+  AttachedRing ring(4096);
+  auto& [m, w, r] = ring;
   std::mt19937 rng(1);
   uint32_t sent = 0, received = 0;
   for (int round = 0; round < 2000; ++round) {
@@ -64,11 +72,8 @@ TEST(Ring, RecordsKeepOrderAndContentAcrossWraparound) {
 }
 
 TEST(Ring, LargestRecordAlwaysFitsOnceDrained) {
-  RingMem m(4096);
-  RingWriter w;
-  RingReader r;
-  w.attach(&m.ctl, m.data, m.size);
-  r.attach(&m.ctl, m.data, m.size);
+  AttachedRing ring(4096);
+  auto& [m, w, r] = ring;
   const uint64_t max_plen = w.max_record() - kRecHdr - 8;
   for (int i = 0; i < 50; ++i) {
     // Shift the position by an odd small record, then send the largest one.
@@ -87,11 +92,8 @@ TEST(Ring, LargestRecordAlwaysFitsOnceDrained) {
 }
 
 TEST(Ring, ConcurrentProducerConsumer) {
-  RingMem m(1 << 16);
-  RingWriter w;
-  RingReader r;
-  w.attach(&m.ctl, m.data, m.size);
-  r.attach(&m.ctl, m.data, m.size);
+  AttachedRing ring(1 << 16);
+  auto& [m, w, r] = ring;
   const uint32_t n = 200000;
   std::thread producer([&] {
     std::mt19937 rng(7);
@@ -169,11 +171,8 @@ TEST(Ring, RecordSizesAtTheLineBoundary) {
   EXPECT_EQ(RingWriter::record_size(40, 9), 128u);
   EXPECT_EQ(RingWriter::record_size(64, 8), 128u);
   EXPECT_EQ(RingWriter::record_size(36, 12), 128u);  // the header is padded to 8 first
-  RingMem m(4096);
-  RingWriter w;
-  RingReader r;
-  w.attach(&m.ctl, m.data, m.size);
-  r.attach(&m.ctl, m.data, m.size);
+  AttachedRing ring(4096);
+  auto& [m, w, r] = ring;
   // Records start on line boundaries, and each frame arrives with its size.
   // With an 8-byte header: 40 payload bytes fill the first line, 41 start a second.
   for (size_t plen : {0, 40, 41, 104, 105}) {
@@ -189,11 +188,8 @@ TEST(Ring, RecordSizesAtTheLineBoundary) {
 }
 
 TEST(Ring, FullRingRefusesUntilTheReaderFreesAndWakesTheWriter) {
-  RingMem m(4096);
-  RingWriter w;
-  RingReader r;
-  w.attach(&m.ctl, m.data, m.size);
-  r.attach(&m.ctl, m.data, m.size);
+  AttachedRing ring(4096);
+  auto& [m, w, r] = ring;
   int n = 0;
   while (put(w, static_cast<uint64_t>(n), 40, 1)) ++n;
   EXPECT_EQ(n, 4096 / 64);  // every record one line: the ring holds exactly 64
@@ -213,11 +209,8 @@ TEST(Ring, FullRingRefusesUntilTheReaderFreesAndWakesTheWriter) {
 }
 
 TEST(Ring, WrapAroundWithAPadAndTheLargestRecord) {
-  RingMem m(4096);
-  RingWriter w;
-  RingReader r;
-  w.attach(&m.ctl, m.data, m.size);
-  r.attach(&m.ctl, m.data, m.size);
+  AttachedRing ring(4096);
+  auto& [m, w, r] = ring;
   const size_t biggest = w.max_record() - kRecHdr - 8;
   EXPECT_EQ(RingWriter::record_size(8, biggest), w.max_record());
   EXPECT_EQ(RingWriter::record_size(8, biggest + 1), w.max_record() + 64);
@@ -245,11 +238,8 @@ TEST(Ring, WrapAroundWithAPadAndTheLargestRecord) {
 TEST(Ring, PayloadThatLooksLikeAStampIsNeverARecord) {
   // Fill the payload with every position's stamp (position + 1), so a reader
   // that trusted a stale line start would accept user bytes as a record.
-  RingMem m(4096);
-  RingWriter w;
-  RingReader r;
-  w.attach(&m.ctl, m.data, m.size);
-  r.attach(&m.ctl, m.data, m.size);
+  AttachedRing ring(4096);
+  auto& [m, w, r] = ring;
   for (int round = 0; round < 40; ++round) {
     size_t plen = 64 * 12 + 24;
     uint64_t size = RingWriter::record_size(8, plen);
@@ -279,11 +269,8 @@ TEST(Ring, PayloadThatLooksLikeAStampIsNeverARecord) {
 }
 
 TEST(Ring, SuccessorOfADeadWriterSkipsItsPartialRecord) {
-  RingMem m(4096);
-  RingWriter w;
-  RingReader r;
-  w.attach(&m.ctl, m.data, m.size);
-  r.attach(&m.ctl, m.data, m.size);
+  AttachedRing ring(4096);
+  auto& [m, w, r] = ring;
   ASSERT_TRUE(put(w, 1, 300, 7));
   ASSERT_EQ(take(r, 7).size(), 1u);
   ASSERT_TRUE(put(w, 2, 10, 7));  // committed, not yet read
@@ -310,11 +297,8 @@ TEST(Ring, SuccessorOfADeadWriterSkipsItsPartialRecord) {
 }
 
 TEST(Ring, SuccessorResumesAfterARecordCommittedPastTheHint) {
-  RingMem m(4096);
-  RingWriter w;
-  RingReader r;
-  w.attach(&m.ctl, m.data, m.size);
-  r.attach(&m.ctl, m.data, m.size);
+  AttachedRing ring(4096);
+  auto& [m, w, r] = ring;
   ASSERT_TRUE(put(w, 1, 8, 7));
   uint64_t hint = m.ctl.tail.load();
   ASSERT_TRUE(put(w, 2, 200, 7));
