@@ -296,11 +296,17 @@ void Daemon::from_leader(const proto::Frame& f) {
       break;
     case MsgType::kFenceDown:
       ok = with_parsed<proto::FenceDown>(f, [&](auto&) {
+        fence_released_ = true;
         for (LocalRank& r : ranks_.ranks()) {
-          if (r.fence_entered && r.running() && r.ctrl) {
+          if (!r.fence_entered) continue;
+          // A rank killed in its fence whose death is not reaped yet must
+          // not count as released: its end would be taken for a normal one
+          // with the kill's status (spec/ft-semantics.md §5).
+          ranks_.check(r);
+          if (r.running() && r.ctrl && !r.kill_sent) {
             r.fence_done = true;
             r.ctrl->send(proto::FenceDone{});
-          } else if (r.fence_entered && !r.running()) {
+          } else if (!r.running()) {
             r.awaiting_respawn = false;  // died in the fence it completed: the leader restarts nothing
           }
         }
@@ -392,9 +398,9 @@ void Daemon::on_exit(LocalRank& r) {
   if (r.end != proto::EndKind::kFailure || !state_.transparent()) drop_images_of(r.id.slot);
   if (r.end == proto::EndKind::kFailure) {
     // REBUILD: this slot is not done until the leader respawned it or ended the job.
-    // (Transparent mode: also inside MPI_Finalize, unless FENCE_DOWN says
-    // the fence is done, below.)
-    r.awaiting_respawn = state_.respawns() && (!r.in_fence() || state_.transparent());
+    // (Transparent mode: also inside MPI_Finalize, until FENCE_DOWN says
+    // the fence is done.)
+    r.awaiting_respawn = state_.respawns() && (!r.in_fence() || (state_.transparent() && !fence_released_));
     if (job_ && job_->trace)
       trace(proto::Trace{proto::Trace::kDetected, r.id, static_cast<int32_t>(r.pid), 0, 0, 0});
   }

@@ -243,6 +243,9 @@ class Daemon : public RankListener, public LeaderOutput {
   LocalRanks ranks_;
 
   bool terminating_ = false;
+  // FENCE_DOWN came: MPI_Finalize's fence is complete job-wide, and a rank
+  // that dies inside it now is not restarted (its program has finished).
+  bool fence_released_ = false;
   bool exit_without_done_ = false;  // launcher gone or we were signalled: no DAEMON_DONE, just exit
   bool done_sent_ = false;
   bool stop_ = false;

@@ -128,6 +128,7 @@ void Daemon::on_inject(const proto::InjectKill& m) {
     res.pid = static_cast<int32_t>(r->pid);
     // The whole process group, like every other signal the daemon sends a rank.
     res.ok = ::kill(-r->pid, m.signal) == 0 || ::kill(r->pid, m.signal) == 0;
+    r->kill_sent = res.ok && m.signal == SIGKILL;
     if (!res.ok) res.message = "kill failed";
   }
   to_launcher(proto::make_frame(res));

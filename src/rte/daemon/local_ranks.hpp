@@ -42,6 +42,9 @@ struct LocalRank {
   // Entered MPI_Finalize's fence and not released yet: a death now is a
   // failure, but REBUILD does not respawn it (spec/ft-semantics.md §5).
   bool in_fence() const { return fence_entered && !fence_done; }
+  // The daemon sent it SIGKILL (fault injection) and has not reaped it yet:
+  // it is as good as dead, so FENCE_DOWN must not release it.
+  bool kill_sent = false;
   bool recover_asked = false;    // sent RECOVER_REQ, not answered yet
   bool recover_sent_up = false;  // ...and included in a RECOVER_UP
   bool joined = true;            // false for a respawn until its first round completes
