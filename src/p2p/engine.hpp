@@ -144,6 +144,12 @@ class Engine final : public rte::EventSink {
     module_->round_started();
     number_kept();
   }
+  void schedule_started(uint64_t sched) {
+    if (module_) module_->schedule_started(sched);
+  }
+  void schedule_ended(uint64_t sched) {
+    if (module_) module_->schedule_ended(sched);
+  }
   // CANCELs the module deferred (ModuleSeam::defer_cancels): answered now,
   // as on arrival; one whose sender died meanwhile is dropped (its next
   // incarnation asks again if it still waits).

@@ -30,6 +30,7 @@
 //   may_number     a send is about to take its sequence number: now or later
 //   round_may_start a nonblocking collective's later round would start its
 //                  sends (replay: where the dead incarnation started it)
+//   schedule_started, schedule_ended  a nonblocking collective began, ended
 //
 // Everything runs inside MPI calls on the one thread; calls made from inside
 // a transport poll (on_arrival, on_matched) may send or inject but must not
@@ -184,6 +185,11 @@ class ModuleSeam {
     return true;
   }
   virtual void round_started() {}
+  // Schedule `sched` (numbered as above) was started by its MPI call, before
+  // its first round; it ended (completed or stopped). A replay learns from
+  // them that a logged round can no longer come.
+  virtual void schedule_started(uint64_t sched) { (void)sched; }
+  virtual void schedule_ended(uint64_t sched) { (void)sched; }
 
   // The end of every progress pass, outside any transport poll: the one
   // place where the process may be forked for a checkpoint (the checkpoint

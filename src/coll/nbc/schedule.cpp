@@ -128,13 +128,15 @@ void Schedule::finish(Err e) {
   done_ = true;
   result_ = e;
   user_->st_err = e;
+  team_.engine().schedule_ended(number_);
   team_.engine().complete(user_);
 }
 
 NbcEngine::~NbcEngine() = default;
 
 void NbcEngine::start(std::unique_ptr<Schedule> s) {
-  s->set_number(started_++);
+  s->set_number(started_);
+  eng_.schedule_started(started_++);
   if (s->poll()) park(std::move(s));
   else active_.push_back(std::move(s));
   hook_while_busy();

@@ -61,9 +61,19 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   void on_peer_back(ProcId who) override;
   void on_determinants_acked(uint64_t batch) override;
   void on_withdrawn(int32_t dst_slot, uint64_t seq) override;
-  bool may_number() override { return logger_.outcomes().may_number(); }
+  bool may_number() override {
+    if (logger_.outcomes().may_number()) return true;
+    logger_.outcomes().check_round_comes();
+    logger_.check_divergence();
+    return false;
+  }
   bool round_may_start(uint64_t sched, uint32_t round) override;
   void round_started() override { logger_.outcomes().round_started(); }
+  void schedule_started(uint64_t sched) override { logger_.outcomes().schedule_started(sched); }
+  void schedule_ended(uint64_t sched) override {
+    logger_.outcomes().schedule_ended(sched);
+    logger_.check_divergence();
+  }
 
   // p2p::ControlHandler
   void on_control(ProcId from, const uint8_t* data, size_t len) override;

@@ -222,6 +222,34 @@ bool Outcomes::round_due() const {
   return d && d->seq <= numbered_;
 }
 
+void Outcomes::schedule_ended(uint64_t sched) {
+  if (queue_[static_cast<size_t>(DetKind::kRound)].empty()) {
+    ended_.clear();
+    return;
+  }
+  ended_.insert(sched);
+  // Ends come from progress, at any time: only the head round's own
+  // schedule ending says now that it cannot come (a schedule not started yet
+  // may legitimately be, until the program's next send).
+  const Determinant* d = head(DetKind::kRound);
+  if (d && d->count == sched) diverge(describe(*d) + " is logged, but that nonblocking collective has ended");
+}
+
+void Outcomes::check_round_comes() {
+  const Determinant* d = head(DetKind::kRound);
+  // Not due yet: the program's sends still go first. (Called when a send
+  // was refused its number, so a due round comes before that send.)
+  if (!d || d->seq > numbered_) return;
+  // The schedule of a round due now began before it, in program order, and
+  // so before the send that waits: in a faithful replay it has started and
+  // is still running.
+  if (d->count >= schedules_)
+    diverge(describe(*d) + " is due, but only " + std::to_string(schedules_) +
+            " nonblocking collectives were started");
+  else if (ended_.count(d->count))
+    diverge(describe(*d) + " is due, but that nonblocking collective has ended");
+}
+
 bool Outcomes::round_may_start(uint64_t sched, uint32_t round) {
   Determinant e;
   e.kind = DetKind::kRound;
@@ -232,6 +260,9 @@ bool Outcomes::round_may_start(uint64_t sched, uint32_t round) {
   // Another round first, or this one later (after more of the program's
   // sends): not yet. Never earlier than logged: may_number holds the
   // program's sends at the logged point.
+  if (d && d->count == sched && static_cast<uint32_t>(d->slot) < round)
+    diverge("schedule " + std::to_string(sched) + " round " + std::to_string(round) + " would start where the log says " +
+            describe(*d) + " comes first");
   if (d && (d->count != sched || d->slot != e.slot || d->seq > numbered_)) return false;
   e.index = counter_[at(DetKind::kRound)]++;
   if (d) {

@@ -124,6 +124,16 @@ class Outcomes {
   bool round_may_start(uint64_t sched, uint32_t round);
   void round_started() { in_round_ = false; }
   uint64_t numbered() const { return numbered_; }
+  // Nonblocking collective schedules started and ended: a replay whose
+  // next logged round is due before the next send while its schedule was
+  // never started or has ended (or passed that round) waits for a round that
+  // cannot come; that is a divergence, reported instead of a hang.
+  void schedule_started(uint64_t sched) { schedules_ = sched + 1; }
+  void schedule_ended(uint64_t sched);
+  // A send was refused its number (may_number false): diverge if the round
+  // it waits for cannot come. Only then: before the program's next send a
+  // due round's schedule may still be about to start.
+  void check_round_comes();
 
   // Pessimism and batching.
   bool has_unflushed() const { return !pending_.empty() || run_count_ > 0; }
@@ -160,6 +170,9 @@ class Outcomes {
 
   uint64_t numbered_ = 0;  // sends numbered so far (both modes)
   bool in_round_ = false;  // a round's sends are being started
+  uint64_t schedules_ = 0;  // nonblocking collectives started (both modes)
+  // Replay, while logged rounds remain: the schedules that ended.
+  std::set<uint64_t> ended_;
 
   // Replay: one queue per kind, in logged order, except the kinds whose
   // outcomes may be logged out of their numbering order (kMatch, kCancel):

@@ -7,7 +7,7 @@
  * of a rank made the decisions of the final one, and the result printed here
  * against the final incarnation's decisions.
  *
- *   tm_cases anysource|iprobe|harvest|wtime|rand|cancel_death|ldpad TRACE [ITER]
+ *   tm_cases anysource|iprobe|harvest|wtime|rand|cancel_death|ldpad|nbc_skip TRACE [ITER]
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -290,6 +290,39 @@ static void ldpad(int iter) {
   if (g_rank == 0) printf("ldpad: ok\n");
 }
 
+/* A replay that never starts the nonblocking collective its dead
+ * incarnation had started: each iteration is an MPI_Ibcast from rank 0 (at
+ * np 4 rank 2 forwards to rank 3 in its second round, which the progress
+ * engine starts and message logging records) and a ring MPI_Sendrecv. Rank
+ * 2's first incarnation (it creates the marker TRACE.died) dies at its 5th
+ * message (FTMPI_INJECT_SEND_KILL=2:5); its replay finds the marker and
+ * skips the first MPI_Ibcast, as a program would whose control flow depends
+ * on a file. Its next send waits for the logged round that can no longer
+ * come: the job must end with the divergence named (before: it hung). */
+static void nbc_skip(int iter, const char* trace_path) {
+  char marker[4096];
+  snprintf(marker, sizeof marker, "%s.died", trace_path);
+  int replay = 0;
+  if (g_rank == 2) {
+    int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd >= 0) close(fd);
+    else replay = 1;
+  }
+  int right = (g_rank + 1) % g_size, left = (g_rank + g_size - 1) % g_size;
+  for (int k = 0; k < iter; ++k) {
+    int v = g_rank == 0 ? k : -1, w = -1;
+    if (!(replay && k == 0)) {
+      MPI_Request rq;
+      CHECK_MPI(MPI_Ibcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq));
+      CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+      CHECK(v == k, "round %d: the broadcast brought %d", k, v);
+    }
+    CHECK_MPI(MPI_Sendrecv(&v, 1, MPI_INT, right, 7, &w, 1, MPI_INT, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    trace(k, "1");
+  }
+  if (g_rank == 0) printf("nbc_skip: ok\n");
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -306,6 +339,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(argv[1], "rand")) randsend(iter);
   else if (!strcmp(argv[1], "cancel_death")) cancel_death(iter, argv[2]);
   else if (!strcmp(argv[1], "ldpad")) ldpad(iter);
+  else if (!strcmp(argv[1], "nbc_skip")) nbc_skip(iter, argv[2]);
   else CHECK(0, "unknown case %s", argv[1]);
   close(g_trace);
   MPI_Finalize();

@@ -273,5 +273,53 @@ TEST(Outcomes, RoundsStartWhereTheDeadIncarnationStartedThem) {
   EXPECT_EQ(fresh[0].seq, 5u);
 }
 
+// A replay's due round whose schedule was never started, has ended, or is
+// asked to start a later round first can no longer come: a divergence, not
+// a wait. A running schedule whose round is merely not ready is a wait.
+TEST(Outcomes, RoundThatCannotComeIsADivergence) {
+  Outcomes live;
+  live.schedule_started(0);
+  EXPECT_TRUE(live.may_number());
+  EXPECT_TRUE(live.round_may_start(0, 1));  // after 1 send
+  live.round_started();
+  auto dets = flushed(live);
+  ASSERT_EQ(dets.size(), 1u);
+
+  Outcomes waits;  // the schedule runs, its input has not come yet
+  waits.load(dets);
+  waits.schedule_started(0);
+  EXPECT_TRUE(waits.may_number());
+  EXPECT_FALSE(waits.may_number());
+  waits.check_round_comes();
+  EXPECT_FALSE(waits.diverged());
+
+  Outcomes never;  // the replay skipped the collective's call
+  never.load(dets);
+  EXPECT_TRUE(never.may_number());
+  EXPECT_FALSE(never.may_number());  // the 2nd send: the collective was due first
+  never.check_round_comes();
+  EXPECT_TRUE(never.diverged());
+  EXPECT_NE(never.divergence().find("only 0 nonblocking collectives were started"), std::string::npos);
+
+  Outcomes ended;  // the collective completed without that round
+  ended.load(dets);
+  ended.schedule_started(0);
+  ended.schedule_started(1);
+  ended.schedule_ended(1);  // another one: nothing said
+  EXPECT_FALSE(ended.diverged());
+  EXPECT_TRUE(ended.may_number());
+  ended.schedule_ended(0);
+  EXPECT_TRUE(ended.diverged());
+  EXPECT_NE(ended.divergence().find("has ended"), std::string::npos);
+
+  Outcomes skipped;  // the schedule reached a later round first
+  skipped.load(dets);
+  skipped.schedule_started(0);
+  EXPECT_TRUE(skipped.may_number());
+  EXPECT_FALSE(skipped.round_may_start(0, 2));
+  EXPECT_TRUE(skipped.diverged());
+  EXPECT_NE(skipped.divergence().find("comes first"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ftmpi::logging
