@@ -380,7 +380,7 @@ bool Module::inject(int32_t slot, const LogEntry& e) {
   env.seq = e.seq;
   env.sum = e.checksum;
   env.sync = (e.env.flags & 1) != 0;
-  return engine_.inject(slot, env, e.data, e.env.len);
+  return engine_.inject(slot, env, e.data(), e.env.len);
 }
 
 void Module::log_determinants(const std::vector<uint8_t>& batch) {

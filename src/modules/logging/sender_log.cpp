@@ -11,11 +11,10 @@ namespace ftmpi::logging {
 
 namespace {
 constexpr uint64_t kChunkBytes = 64ull << 20;
-// Entries start on a cache line and their payload on the next one: a small
-// message's entry and bytes share no line with another message's.
+// Entries are packed on 16 bytes; a large payload starts on a line.
+constexpr uint64_t kAlign = 16;
 constexpr uint64_t kLine = 64;
-constexpr uint64_t kHeader = kLine;
-static_assert(sizeof(LogEntry) <= kHeader);
+static_assert(kLogEntryBytes % kAlign == 0 && kLogLineFrom % kLine == 0);
 // Below this a payload is copied and hashed in one inline step.
 constexpr uint64_t kShort = 32;
 // From this size on, the pages a payload lands on are populated by one
@@ -35,7 +34,9 @@ constexpr uint64_t kPage = 4096;
 
 uint64_t footprint(uint64_t len) {
   const uint64_t body = len < kShort ? kShort : len;  // copy_short writes 32 bytes
-  return kHeader + ((body + kLine - 1) & ~(kLine - 1));
+  // A large entry also ends on a line, so the next one starts on a line.
+  const uint64_t unit = len >= kLogLineFrom ? kLine : kAlign;
+  return LogEntry::payload_offset(len) + ((body + unit - 1) & ~(unit - 1));
 }
 }  // namespace
 
@@ -83,16 +84,19 @@ void SenderLog::populate(uint8_t* at, uint64_t n) {
 
 [[gnu::always_inline]] inline LogEntry* SenderLog::carve(const Envelope& env) {
   const uint64_t need = footprint(env.len);
-  if (chunks_.empty() || chunks_.back().size - chunks_.back().used < need) [[unlikely]] {
-    if (!new_chunk(need)) return nullptr;
+  // A large entry starts on a line (the small ones before it end on 16).
+  const uint64_t pad = env.len >= kLogLineFrom ? kLine - kAlign : 0;
+  if (chunks_.empty() || chunks_.back().size - chunks_.back().used < need + pad) [[unlikely]] {
+    if (!new_chunk(need + pad)) return nullptr;
   }
   Chunk& c = chunks_.back();
+  if (pad) c.used = (c.used + kLine - 1) & ~(kLine - 1);
   uint8_t* at = c.base + c.used;
   if (env.len >= kPopulateFrom) [[unlikely]]
     populate(at, need);
   c.used += need;
   ++c.live;
-  return new (at) LogEntry{0, env, 0, at + kHeader, static_cast<uint32_t>(chunks_.size() - 1)};
+  return new (at) LogEntry{0, env, 0, static_cast<uint32_t>(chunks_.size() - 1)};
 }
 
 [[gnu::always_inline]] inline void SenderLog::link(Channel& ch, LogEntry* e, uint64_t seq, uint64_t payload_hash) {
@@ -113,9 +117,9 @@ const LogEntry* SenderLog::append(int32_t dst, uint64_t seq, const Envelope& env
   if (!e) return nullptr;
   uint64_t hash;
   if (env.len < kShort) {
-    hash = Hasher::copy_short(e->data, data, static_cast<size_t>(env.len));
+    hash = Hasher::copy_short(e->data(), data, static_cast<size_t>(env.len));
   } else {
-    hash = copy_long(e->data, data, env.len);
+    hash = copy_long(e->data(), data, env.len);
   }
   link(ch, e, seq, hash);
   return e;
@@ -128,7 +132,7 @@ uint8_t* SenderLog::reserve(int32_t dst, const Envelope& env) {
     staged_ = nullptr;
   }
   staged_ = carve(env);
-  return staged_ ? staged_->data : nullptr;
+  return staged_ ? staged_->data() : nullptr;
 }
 
 const LogEntry* SenderLog::commit(int32_t dst, uint64_t seq, uint64_t payload_hash) {

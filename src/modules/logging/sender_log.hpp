@@ -6,7 +6,10 @@
 //
 // Entries (header and payload side by side) live in large arena chunks,
 // not one allocation each: a small message costs a pointer bump and one
-// call that copies and hashes its bytes. First touch of log memory is the
+// call that copies and hashes its bytes, and 80 bytes of arena (a 48-byte
+// header and at least 32 payload bytes, packed on 16 bytes: on VMs that
+// hand freed memory back to their host, every fresh arena page costs a
+// host fault, so the log's bytes per message are its cost per message). First touch of log memory is the
 // cost of large messages: a chunk garbage collection emptied is kept,
 // already populated, as the next chunk (one spare) instead of going back to
 // the kernel. Memory is accounted per payload byte against a limit
@@ -14,6 +17,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace ftmpi::logging {
@@ -26,13 +30,23 @@ struct Envelope {
   uint64_t len = 0;   // payload bytes (packed)
 };
 
+// Arena bytes before a payload: the entry, or (from kLineFrom payload bytes
+// on) a whole cache line, so that a large copy starts line-aligned.
+inline constexpr uint64_t kLogEntryBytes = 48;
+inline constexpr uint64_t kLogLineFrom = 256;
+
 struct LogEntry {
   uint64_t seq = 0;
   Envelope env;
-  uint64_t checksum = 0;    // envelope_checksum of the payload
-  uint8_t* data = nullptr;  // env.len bytes in the arena, right after the entry
-  uint32_t chunk = 0;       // arena chunk holding entry and data
+  uint64_t checksum = 0;  // envelope_checksum of the payload
+  uint32_t chunk = 0;     // arena chunk holding entry and data
+
+  // The env.len payload bytes, in the arena right after the entry.
+  const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(this) + payload_offset(env.len); }
+  uint8_t* data() { return reinterpret_cast<uint8_t*>(this) + payload_offset(env.len); }
+  static constexpr uint64_t payload_offset(uint64_t len) { return len >= kLogLineFrom ? 64 : kLogEntryBytes; }
 };
+static_assert(sizeof(LogEntry) <= kLogEntryBytes);
 
 class SenderLog {
  public:
@@ -88,7 +102,9 @@ class SenderLog {
  private:
   struct Channel {
     uint64_t next = 1;
-    std::vector<LogEntry*> index;  // in sequence order from index[head]
+    // In sequence order from index[head]; a deque for the reason
+    // InChannels keeps its checksums in one (fresh memory per message).
+    std::deque<LogEntry*> index;
     size_t head = 0;               // entries before it were dropped
     uint64_t bytes = 0;            // payload bytes of the entries from head on
   };

@@ -125,7 +125,7 @@ bool Proc::send_frame(int32_t to, const std::vector<uint8_t>& bytes) {
 }
 
 bool Proc::inject(int32_t to, const LogEntry& e) {
-  put(to, Msg{slot, e.seq, e.checksum, std::string(reinterpret_cast<char*>(e.data), e.env.len)});
+  put(to, Msg{slot, e.seq, e.checksum, std::string(reinterpret_cast<const char*>(e.data()), e.env.len)});
   return true;
 }
 
@@ -179,7 +179,7 @@ TEST(Logger, ACheckpointKeptLetsTheSendersDropWhatItsImageAccepted) {
   net.run();
   EXPECT_EQ(net[0].lg->reclaimed(), 2u) << "a and b";
   EXPECT_EQ(net[2].lg->reclaimed(), 1u);
-  EXPECT_EQ(net[0].lg->log().find(1, 3)->data[0], 'c') << "what the image did not accept stays";
+  EXPECT_EQ(net[0].lg->log().find(1, 3)->data()[0], 'c') << "what the image did not accept stays";
   EXPECT_NE(net[0].lg->log().find(2, 1), nullptr) << "another receiver's messages stay";
   EXPECT_EQ(net[1].lg->reclaimed(), 0u);
   // An older image's word (smaller numbers) changes nothing.
