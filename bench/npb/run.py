@@ -49,6 +49,8 @@ SQUARE = {"bt", "sp"}  # need a square number of processes
 FFLAGS = "-O3 -fallow-argument-mismatch"
 RANK = os.path.join(HERE, "rank.py")
 OMPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+from sanitizer_reports import SanitizerLog  # noqa: E402
 
 
 def valid_np(bench, np_):
@@ -103,8 +105,16 @@ def build(top, bench, cls, log):
 
 
 def run(lib, exe, np_, timeout, sessions):
-    """(status, NPB seconds or None, wall seconds, output, CPU seconds of all ranks or None)."""
-    env = dict(os.environ, **lib["env"])
+    """(status, NPB seconds or None, wall seconds, output, CPU seconds of all ranks or None).
+    A sanitizer report from any process (an ftmpi built with -DFTMPI_SANITIZE=ON)
+    is the status, whatever the benchmark verified."""
+    with SanitizerLog() as san:
+        r = run_once(lib, exe, np_, timeout, sessions, san.env(dict(os.environ, **lib["env"])))
+        reports = san.failures(r[3])
+    return (reports[0], None, r[2], r[3], None) if reports else r
+
+
+def run_once(lib, exe, np_, timeout, sessions, env):
     t0 = time.time()
     # Own session, so that a timeout ends the launcher and every rank (the
     # programs under rank.py die with it).

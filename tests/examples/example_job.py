@@ -14,7 +14,11 @@ Failures come from the launcher in one of two ways:
     `--kill-after`; kills with the same offset are sent at once (two
     simultaneous failures). A test that needs a state the program reaches
     at its own pace (a first checkpoint) waits for the line that says so
-    instead of guessing a time, which a loaded machine makes wrong.
+    instead of guessing a time, which a loaded machine makes wrong;
+  - `--kill-on RANK@REGEX[@REGEX...]` (repeatable): after those, RANK once
+    lines of the program's output printed since the previous kill matched
+    each REGEX in turn (a second failure once the first recovery is over and
+    a checkpoint followed it, whatever the machine's pace).
 
 The example itself compares its result with a failure-free computation and
 exits non-zero on a mismatch. Checked here: the exit status, the program's
@@ -100,6 +104,8 @@ def run(san):
     ap.add_argument("--distinct", action="store_true", help="never the same rank twice (BLANK, SHRINK)")
     ap.add_argument("--burst", action="store_true")
     ap.add_argument("--kill-at", action="append", default=[], help="RANK@SECONDS after --kill-after (repeatable)")
+    ap.add_argument("--kill-on", action="append", default=[], help="RANK@REGEX[@REGEX...]: after the "
+                    "timed kills, kill RANK once stdout lines since the previous kill matched each REGEX in turn")
     ap.add_argument("--expect-failures", default=None, help="N, or 'kills' for as many as were made")
     ap.add_argument("--min-failures", type=int, default=1)
     ap.add_argument("--expect-exit", default="0", help="an exit code, or 'nonzero'")
@@ -111,10 +117,18 @@ def run(san):
 
     cmd = [a.ftmpirun, "-np", str(a.np)] + a.launcher + program
     plan = plan_kills(a) if a.random_kills else fixed_kills(a.kill_at)
+    triggered = []
+    for spec in a.kill_on:
+        rank, *rxs = spec.split("@")
+        if not rxs:
+            sys.exit(f"example_job.py: --kill-on wants RANK@REGEX[@REGEX...], got '{spec}'")
+        triggered.append((int(rank), [re.compile(rx) for rx in rxs]))
     print("command:", " ".join(cmd))
     if plan:
         print(f"{f'seed {a.seed}: ' if a.random_kills else ''}kills (s after /{a.kill_after}/, rank): "
               + ", ".join(f"({t:.3f}, {r})" for t, r in plan))
+    for rank, rxs in triggered:
+        print(f"then rank {rank} once the output matches " + ", then ".join(f"/{rx.pattern}/" for rx in rxs))
     sys.stdout.flush()
 
     tag = uuid.uuid4().hex
@@ -138,6 +152,16 @@ def run(san):
     readers = [threading.Thread(target=read_out), threading.Thread(target=read_err)]
     for r in readers:
         r.start()
+    mark = [0]  # stdout lines printed before the last kill
+
+    def kill(ranks):
+        mark[0] = len(out_lines)
+        kills = [(rank, subprocess.Popen([a.ftmpirun, "--kill", f"{p.pid}:{rank}"], stdout=subprocess.PIPE,
+                                         stderr=subprocess.STDOUT, text=True)) for rank in ranks]
+        for rank, k in kills:
+            text = k.communicate()[0]
+            made.append((rank, k.returncode == 0, text.strip()))
+
     if plan:
         if not a.kill_after:
             started.set()
@@ -147,11 +171,26 @@ def run(san):
                 delay = t_start + offset - time.time()
                 if delay > 0:
                     time.sleep(delay)
-                kills = [(rank, subprocess.Popen([a.ftmpirun, "--kill", f"{p.pid}:{rank}"], stdout=subprocess.PIPE,
-                                                 stderr=subprocess.STDOUT, text=True)) for rank in ranks]
-                for rank, k in kills:
-                    text = k.communicate()[0]
-                    made.append((rank, k.returncode == 0, text.strip()))
+                kill(ranks)
+    def lines_seen(rxs):
+        """True once lines since the last kill matched each of `rxs` in turn;
+        False if the job ended or the time ran out first."""
+        i = mark[0]
+        for rx in rxs:
+            while True:
+                while i < len(out_lines) and not rx.search(out_lines[i]):
+                    i += 1
+                if i < len(out_lines):
+                    i += 1
+                    break
+                if p.poll() is not None or time.time() - t0 > a.timeout:
+                    return False
+                time.sleep(0.01)
+        return True
+
+    for rank, rxs in triggered:
+        if lines_seen(rxs):
+            kill([rank])
     hang = False
     try:
         p.wait(timeout=max(1.0, a.timeout - (time.time() - t0)))

@@ -21,7 +21,9 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 from netns_hosts import SKIP, Cluster, addr  # noqa: E402
+from sanitizer_reports import SanitizerLog  # noqa: E402
 
 HB = ["--heartbeat-ms", "100", "--heartbeat-timeout-ms", "500"]
 
@@ -42,7 +44,12 @@ class Job:
         self.t0 = time.monotonic()
         full_env = dict(os.environ)
         full_env.update(env or {})
-        self.cmd = cl.cmd(at, [FTMPIRUN, "--launch-agent", cl.agent] + args)
+        # Sanitizer reports of every process of the job go to one directory
+        # (tests/tools/sanitizer_reports.py): the ranks get its option through
+        # -x, the daemons through the agent (netns_hosts.py).
+        self.san = SanitizerLog()
+        full_env = self.san.env(full_env)
+        self.cmd = cl.cmd(at, [FTMPIRUN, "--launch-agent", cl.agent, "-x", "ASAN_OPTIONS"] + args)
         self.p = subprocess.Popen(self.cmd, env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, errors="replace")
         self.lines = {"out": [], "err": []}
@@ -80,13 +87,25 @@ class Job:
             self.p.kill()
             self.p.wait()
             self.dump()
-            raise Failure(f"the job did not end within {timeout} s")
+            reports = self.sanitizer_failures()
+            raise Failure(f"the job did not end within {timeout} s" + "".join("; " + r for r in reports))
         for t in self.readers:
             t.join(5)
         self.out = "\n".join(line for _, line in self.lines["out"])
         self.err = "\n".join(line for _, line in self.lines["err"])
         self.elapsed = time.monotonic() - self.t0
+        reports = self.sanitizer_failures(self.out, self.err)
+        if reports:
+            self.dump()
+            raise Failure("; ".join(reports))
         return self
+
+    def sanitizer_failures(self, *outputs):
+        """The job's sanitizer reports; its report directory is removed."""
+        try:
+            return self.san.failures(*outputs)
+        finally:
+            self.san.__exit__(None, None, None)
 
     def dump(self):
         for name in ("out", "err"):

@@ -106,7 +106,9 @@ class Cluster:
                     "case \"$host\" in\n"
                     "  10.99.0.*) n=${host##*.}\n"
                     "    # a fresh environment, as ssh gives: what the job needs must be forwarded\n"
-                    "    exec env -i PATH=\"$PATH\" ip netns exec " + self.prefix + "-h$((n - 1)) \"$@\";;\n"
+                    "    # (and the sanitizers' options, as ssh's SendEnv would: where the daemon's reports go)\n"
+                    "    exec env -i PATH=\"$PATH\" ${ASAN_OPTIONS+ASAN_OPTIONS=\"$ASAN_OPTIONS\"} ip netns exec "
+                    + self.prefix + "-h$((n - 1)) \"$@\";;\n"
                     "esac\n"
                     "echo \"netns-agent: unknown host $host\" >&2; exit 1\n")
         os.chmod(self.agent, 0o755)

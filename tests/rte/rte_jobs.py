@@ -8,6 +8,9 @@ import sys
 import time
 import uuid
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from sanitizer_reports import SanitizerLog  # noqa: E402
+
 
 class Failure(Exception):
     pass
@@ -35,6 +38,10 @@ class Job:
         self.cmd = [ctx.ftmpirun] + list(launcher_args) + prog
         full_env = dict(os.environ)
         full_env.update(env or {})
+        # Under -DFTMPI_SANITIZE=ON a report from any process of the job fails
+        # the case: each job gets its own report directory.
+        self.san = SanitizerLog()
+        full_env = self.san.env(full_env)
         self.stdin_data = stdin
         self.t0 = time.time()
         self.p = subprocess.Popen(self.cmd, env=full_env,
@@ -51,15 +58,24 @@ class Job:
             out, err = self.p.communicate()
             self.kill_leftovers()
             self.show(out, err)
-            raise Failure(f"job did not end within {timeout} s: {' '.join(self.cmd)}")
+            reports = self.sanitizer_failures()
+            raise Failure(f"job did not end within {timeout} s: {' '.join(self.cmd)}" +
+                          "".join("; " + r for r in reports))
         self.elapsed = time.time() - self.t0
         self.code = self.p.returncode
         self.show(out, err)
         self.out, self.err = out.decode(errors="replace"), err.decode(errors="replace")
-        # Under -DFTMPI_SANITIZE=ON a report from any process of the job fails the case.
-        for needle in ("Sanitizer", "runtime error:"):
-            expect(needle not in self.err, f"sanitizer report in the job's stderr ({needle})")
+        reports = self.sanitizer_failures(self.out, self.err)
+        expect(not reports, "; ".join(reports))
         return self
+
+    def sanitizer_failures(self, *outputs):
+        """The job's sanitizer reports (tests/tools/sanitizer_reports.py); its
+        report directory is removed."""
+        try:
+            return self.san.failures(*outputs)
+        finally:
+            self.san.__exit__(None, None, None)
 
     @staticmethod
     def show(out, err):

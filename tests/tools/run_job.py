@@ -13,6 +13,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
@@ -34,6 +35,35 @@ def tagged_pids(tag):
     return pids
 
 
+def signal_when(p, rx, timeout):
+    """(stdout, stderr) of `p`, as communicate() gives them, SIGINT sent to it
+    as soon as its stdout matches `rx`; TimeoutExpired (with what it read)
+    after `timeout` s, `p` killed."""
+    bufs = {p.stdout: bytearray(), p.stderr: bytearray()}
+    sent = threading.Event()
+
+    def pump(stream):
+        while data := stream.read1(65536):
+            bufs[stream] += data
+            if stream is p.stdout and not sent.is_set() and rx.search(bufs[stream].decode(errors="replace")):
+                sent.set()
+                p.send_signal(signal.SIGINT)
+
+    threads = [threading.Thread(target=pump, args=(s,), daemon=True) for s in bufs]
+    for t in threads:
+        t.start()
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        raise subprocess.TimeoutExpired(p.args, timeout, output=bytes(bufs[p.stdout]), stderr=bytes(bufs[p.stderr]))
+    finally:
+        for t in threads:
+            t.join(5)
+    return bytes(bufs[p.stdout]), bytes(bufs[p.stderr])
+
+
 def main():
     with SanitizerLog() as san:
         return run(san)
@@ -46,11 +76,14 @@ def run(san):
     ap.add_argument("--expect-stderr", action="append", default=[], help="regex that must match stderr")
     ap.add_argument("--reject-stderr", action="append", default=[], help="regex that must not match stderr")
     ap.add_argument("--timeout", type=float, default=120)
-    ap.add_argument("--signal-after", type=float, default=None, help="send SIGINT to the launcher after N s")
+    ap.add_argument("--signal-when", default=None,
+                    help="send SIGINT to the launcher once its stdout matches this regex (the job is running)")
     ap.add_argument("--stdin", default=None, help="text fed to the job's stdin")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    if a.signal_when is not None and a.stdin is not None:
+        ap.error("--signal-when does not take --stdin")
     tag = uuid.uuid4().hex
     env = san.env(dict(os.environ, FTMPI_TEST_TAG=tag))
     shm_before = set(os.listdir("/dev/shm"))
@@ -58,16 +91,17 @@ def run(san):
     p = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE if a.stdin is not None else subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        if a.signal_after is not None:
-            try:
-                p.wait(timeout=a.signal_after)
-            except subprocess.TimeoutExpired:
-                p.send_signal(signal.SIGINT)
-        stdin_bytes = a.stdin.encode().decode("unicode_escape").encode() if a.stdin is not None else None
-        out, err = p.communicate(input=stdin_bytes, timeout=a.timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
+        if a.signal_when is not None:
+            out, err = signal_when(p, re.compile(a.signal_when, re.M), a.timeout)
+        else:
+            stdin_bytes = a.stdin.encode().decode("unicode_escape").encode() if a.stdin is not None else None
+            out, err = p.communicate(input=stdin_bytes, timeout=a.timeout)
+    except subprocess.TimeoutExpired as e:
+        if a.signal_when is None:
+            p.kill()
+            out, err = p.communicate()
+        else:
+            out, err = e.output, e.stderr
         for pid in tagged_pids(tag):
             try:
                 os.kill(pid, signal.SIGKILL)

@@ -27,9 +27,14 @@ import tempfile
 NEEDLES = ("Sanitizer:", "runtime error:")
 
 
-def _with_log_path(options, path):
-    kept = [o for o in (options or "").replace(",", ":").split(":") if o and not o.startswith("log_path=")]
-    return ":".join(kept + ["log_path=" + path])
+# LeakSanitizer's reports of allocations a third-party library keeps for
+# itself (each entry says why); ftmpi's own leaks are never suppressed.
+SUPPRESSIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lsan_third_party.supp")
+
+
+def _with_option(options, name, value):
+    kept = [o for o in (options or "").replace(",", ":").split(":") if o and not o.startswith(name + "=")]
+    return ":".join(kept + [name + "=" + value])
 
 
 class SanitizerLog:
@@ -45,7 +50,11 @@ class SanitizerLog:
     def env(self, base):
         """`base` plus the options that send every report to this run's directory."""
         env = dict(base)
-        env["ASAN_OPTIONS"] = _with_log_path(env.get("ASAN_OPTIONS"), os.path.join(self.dir, "asan"))
+        env["ASAN_OPTIONS"] = _with_option(env.get("ASAN_OPTIONS"), "log_path", os.path.join(self.dir, "asan"))
+        # print_suppressions=0: a process whose leaks were all suppressed
+        # writes no file (it would list the suppressions used).
+        lsan = _with_option(env.get("LSAN_OPTIONS"), "suppressions", SUPPRESSIONS)
+        env["LSAN_OPTIONS"] = _with_option(lsan, "print_suppressions", "0")
         return env
 
     def reports(self):
