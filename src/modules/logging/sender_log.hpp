@@ -17,7 +17,6 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 namespace ftmpi::logging {
@@ -102,9 +101,7 @@ class SenderLog {
  private:
   struct Channel {
     uint64_t next = 1;
-    // In sequence order from index[head]; a deque for the reason
-    // InChannels keeps its checksums in one (fresh memory per message).
-    std::deque<LogEntry*> index;
+    std::vector<LogEntry*> index;  // in sequence order from index[head]
     size_t head = 0;               // entries before it were dropped
     uint64_t bytes = 0;            // payload bytes of the entries from head on
   };
