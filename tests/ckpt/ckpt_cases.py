@@ -52,9 +52,9 @@ def expected(prog, tmp):
         return f.read(), r.stdout
 
 
-def capture_to_disk(prog, tmp, out):
+def capture_to_disk(prog, tmp, out, mode="disk"):
     d = os.path.join(tmp, "images")
-    r = run([prog, "disk", d, out])
+    r = run([prog, mode, d, out])
     if r.returncode != -signal.SIGKILL:
         fail("capturing run should end by SIGKILL, got %d: %s" % (r.returncode, r.stderr.decode()))
     if b"image saved" not in r.stderr:
@@ -114,6 +114,11 @@ def run_case(case):
             image = capture_to_disk(prog, tmp, out)
             for _ in range(2 if case == "twice" else 1):
                 check_restored(restore(prog, image, out), out, want_file, want_stdout)
+        elif case == "heap_edge":
+            # The capture itself grows the heap (its metadata): the image's
+            # program break must cover every heap page it holds.
+            image = capture_to_disk(prog, tmp, out, "edge")
+            check_restored(restore(prog, image, out), out, want_file, want_stdout)
         elif case == "generations":
             # A restored process captures again; its image restores too.
             d = os.path.join(tmp, "images")

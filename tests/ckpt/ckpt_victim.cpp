@@ -12,9 +12,12 @@
 //   ckpt_victim disk2 DIR OUT        image 1 at the bottom of the stack, image 2
 //                                    near the end (a restored process captures again)
 //   ckpt_victim threads DIR OUT      starts a thread first: capture must refuse
+//   ckpt_victim edge DIR OUT         disk, with the heap's top used up first: the
+//                                    capture's own allocations grow the heap
 //   ckpt_victim buddy ADDR:PORT OUT  image to a buddy checkpoint server (secret
 //                                    in FTMPI_TEST_CKPT_SECRET, hex)
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/personality.h>
 #include <unistd.h>
@@ -78,10 +81,23 @@ void scribble() {
   std::fflush(g_out);
 }
 
+// Small blocks until the heap's top chunk is nearly gone, so that the next
+// allocations (the capture's own) move the program break.
+void use_up_heap_top() {
+  for (;;) {
+    const size_t top = mallinfo2().keepcost;
+    if (top < 512) return;
+    void* p = std::malloc(top - 256 < 4096 ? top - 256 : 4096);
+    if (!p) return;
+    std::memset(p, 0x5a, 16);
+  }
+}
+
 void checkpoint(uint64_t number) {
   std::string mode = g_mode;
   if (mode == "plain" || (number == 2 && mode != "disk2")) return;
-  if (mode == "disk2") mode = "disk";
+  const bool edge = mode == "edge";
+  if (mode == "disk2" || edge) mode = "disk";
   if (mode == "threads") {
     std::thread t([] { ::pause(); });
     t.detach();
@@ -112,6 +128,7 @@ void checkpoint(uint64_t number) {
   } else {
     fd = std::atoi(g_target);
   }
+  if (edge) use_up_heap_top();
   auto c = ftmpi::ckpt::capture_self(fd);
   if (!c.ok()) {
     std::fprintf(stderr, "victim: %s\n", c.error().what.c_str());

@@ -74,6 +74,8 @@ struct CaptureWork {
   uint64_t writer_stack = 0;
 };
 
+std::string list_regions(uint64_t writer_stack, const std::string& leave_out, std::vector<Region>& regions);
+
 std::string prepare(int out_fd, const std::string& leave_out, CaptureWork& w) {
   int threads = count_threads();
   if (threads != 1)
@@ -109,7 +111,6 @@ std::string prepare(int out_fd, const std::string& leave_out, CaptureWork& w) {
     m.altstack_flags = ss.ss_flags & ~SS_ONSTACK;
   }
   m.start_brk = own_start_brk();
-  m.brk = static_cast<uint64_t>(::syscall(SYS_brk, 0));
   // Opened before the file list is taken, so that it is not in it.
   w.pagemap_fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   if (w.pagemap_fd < 0) return std::string("cannot open /proc/self/pagemap: ") + std::strerror(errno);
@@ -120,31 +121,48 @@ std::string prepare(int out_fd, const std::string& leave_out, CaptureWork& w) {
   void* ws = ::mmap(nullptr, kWriterStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (ws == MAP_FAILED) return std::string("cannot map the writer's stack: ") + std::strerror(errno);
   w.writer_stack = reinterpret_cast<uint64_t>(ws);
+  // The program break is read after every allocation of the preparation
+  // (reading the maps, building the metadata may move it): a break below
+  // heap pages the image holds would leave them unmapped in the restored
+  // process, with the allocator believing them its own. If it moved, again.
+  for (int attempt = 0;; ++attempt) {
+    m.brk = static_cast<uint64_t>(::syscall(SYS_brk, 0));
+    m.regions.clear();
+    e = list_regions(w.writer_stack, leave_out, m.regions);
+    if (!e.empty()) return e;
+    w.meta_bytes.clear();  // encode_meta appends
+    encode_meta(m, w.meta_bytes);
+    if (static_cast<uint64_t>(::syscall(SYS_brk, 0)) == m.brk) return "";
+    if (attempt == 3) return "the heap kept moving while the image was being prepared";
+  }
+}
+
+// This process's mappings as image regions, the writer's stack left out.
+std::string list_regions(uint64_t writer_stack, const std::string& leave_out, std::vector<Region>& regions) {
   std::vector<MapsLine> maps;
-  e = read_own_maps(maps);
+  std::string e = read_own_maps(maps);
   if (!e.empty()) return e;
-  const uint64_t ws0 = w.writer_stack, ws1 = ws0 + kWriterStack;
+  const uint64_t ws0 = writer_stack, ws1 = ws0 + kWriterStack;
   for (const MapsLine& l : maps) {
     if (l.shared && !leave_out.empty() && l.path.rfind(leave_out, 0) == 0) continue;
     Region r;
     e = classify(l, r);
     if (!e.empty()) return e;
     if (r.end <= ws0 || r.start >= ws1) {
-      m.regions.push_back(std::move(r));
+      regions.push_back(std::move(r));
       continue;
     }
     // The kernel may have merged the writer's stack with a neighbour.
     if (r.start < ws0) {
       Region below = r;
       below.end = ws0;
-      m.regions.push_back(std::move(below));
+      regions.push_back(std::move(below));
     }
     if (r.end > ws1) {
       r.start = ws1;
-      m.regions.push_back(std::move(r));
+      regions.push_back(std::move(r));
     }
   }
-  encode_meta(m, w.meta_bytes);
   return "";
 }
 
