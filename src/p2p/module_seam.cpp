@@ -4,6 +4,7 @@
 // next incarnation runs (re-sending what the engine itself had not finished,
 // and letting the module inject what it logged).
 #include <algorithm>
+#include <iterator>
 
 #include "base/log.hpp"
 #include "p2p/engine_state.hpp"
@@ -233,8 +234,16 @@ bool Engine::inject(int32_t slot, const Envelope& e, const void* data, uint64_t 
   if (slot < 0 || static_cast<size_t>(slot) >= peers_.size() || slot == self_.slot) return false;
   Peer& p = peer(slot);
   if (!p.alive) return false;
-  for (const Pending& f : p.pending)
-    if (f.req && f.req->seq == e.seq) return false;  // the engine sends it again itself
+  // The queue's sends are in sequence order and a log is sent again in that
+  // order: the entry goes last, seen from the queue's last send (a scan of
+  // the whole queue per entry made a restart's resend quadratic: minutes
+  // for a log of 10^5 messages).
+  auto last = p.pending.end();
+  while (last != p.pending.begin() && !std::prev(last)->req) --last;
+  const bool goes_last = last == p.pending.begin() || std::prev(last)->req->seq < e.seq;
+  if (!goes_last)
+    for (const Pending& f : p.pending)
+      if (f.req && f.req->seq == e.seq) return false;  // the engine sends it again itself
   Request* r = pool_.alloc();
   r->kind = ReqKind::kSend;
   r->bounce = std::make_unique<uint8_t[]>(len ? len : 1);
@@ -253,8 +262,11 @@ bool Engine::inject(int32_t slot, const Envelope& e, const void* data, uint64_t 
   r->user_freed = true;  // nobody waits for it: released when it completes
   r->proto = Proto::kQueued;
   ++active_sends_;
-  auto it = p.pending.begin();
-  while (it != p.pending.end() && (!it->req || it->req->seq < e.seq)) ++it;
+  auto it = p.pending.end();
+  if (!goes_last) {
+    it = p.pending.begin();
+    while (it != p.pending.end() && (!it->req || it->req->seq < e.seq)) ++it;
+  }
   const bool was_empty = p.pending.empty();
   Pending f;
   f.req = r;
