@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <unistd.h>
 
@@ -81,9 +82,17 @@ void scribble() {
   std::fflush(g_out);
 }
 
-// Small blocks until the heap's top chunk is nearly gone, so that the next
-// allocations (the capture's own) move the program break.
+// Sets the heap up so that the capture's own allocations move the program
+// break: no mapping for large blocks, no padding when the heap grows, its
+// top chunk used up by small blocks, and a few hundred separate mappings to
+// list (tens of KiB of maps text and records, more than any free chunk).
 void use_up_heap_top() {
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TOP_PAD, 0);
+  for (int i = 0; i < 400; ++i) {
+    void* m = ::mmap(nullptr, 4096, i % 2 ? PROT_READ : PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) std::exit(4);
+  }
   for (;;) {
     const size_t top = mallinfo2().keepcost;
     if (top < 512) return;
