@@ -207,11 +207,14 @@ bool Daemon::start_over(LocalRank& r) {
   auto it = restoring_.find(r.id.slot);
   if (it == restoring_.end() || it->second.incarnation != r.id.incarnation || !restore_failed_exit(r.exit))
     return false;
-  FTMPI_LOG(kWarn, "ftmpid", "rank %d did not come back from stored image %llu (%s); starting it from the program's "
-            "start", r.id.slot, static_cast<unsigned long long>(it->second.number), describe_exit(r.exit).c_str());
-  bad_image_[r.id.slot] = std::max(bad_image_[r.id.slot], it->second.number);
-  restoring_.erase(it);
-  return true;
+  // The one place that decides decides again: prepare_restore marks this
+  // image bad, and without another the program's start follows, which a
+  // slot whose garbage was collected refuses (a start over after
+  // collection replayed without the dropped messages and diverged). Then
+  // nothing was started: the exit is reported after the refusal, as the
+  // end of the slot, so that the host can finish.
+  restart_here(r, ProcId(r.id));
+  return !r.exited;
 }
 
 std::pair<std::string, uint64_t> Daemon::newest_disk_image(int32_t slot) const {

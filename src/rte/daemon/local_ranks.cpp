@@ -241,10 +241,7 @@ void LocalRanks::on_pidfd(LocalRank& r) {
   // Its last words (ABORT, FENCE) and output come before the news of its exit.
   if (r.ctrl) r.ctrl->poll_input();
   for (int s = 0; s < 2; ++s) read_output(r, s, true);
-  if (!r.booted && listener_.start_over(r)) {
-    respawn(r, ProcId(r.id));
-    return;
-  }
+  if (!r.booted && listener_.start_over(r)) return;
   drop_stdin(r);
   listener_.on_exit(r);
   r.exit_announced = true;

@@ -95,9 +95,9 @@ class RankListener {
   virtual void on_started(LocalRank& r) = 0;
   // Bytes of stdin written to (or dropped for) the stdin rank.
   virtual void on_stdin_consumed(size_t bytes) = 0;
-  // Reaped before it said HELLO: true to start the same incarnation again
-  // from the program's start instead of reporting the exit (a restorer whose
-  // image could not be restored; nobody knew of that process).
+  // Reaped before it said HELLO: true when the listener started the same
+  // incarnation again instead of reporting the exit (a restorer whose image
+  // could not be restored; nobody knew of that process).
   virtual bool start_over(LocalRank&) { return false; }
 };
 
