@@ -20,7 +20,9 @@ Restarts from local images (spec/checkpoint-protocol.md §5):
                                  checkpoints of it (+image: its latest image
                                  first, so the restart must begin at the start;
                                  +stop-image: SIGSTOP the image first, so that
-                                 it cannot answer its wake-up)
+                                 it cannot answer its wake-up; +corrupt-image:
+                                 overwrite bytes in the middle of its latest
+                                 stored image file, which a restore refuses)
   --kill-after R,S@ckpt=N        the same for several ranks at once (each with
                                  N checkpoints)
   --kill-after R@woken=K         SIGKILL rank R as soon as it restarted from an
@@ -39,6 +41,14 @@ timeline event; no restorer fell back to the program's start);
 --max-from-start N: at most N restarts from the program's start of a rank
 that had completed a checkpoint before (one killed before its first has no
 image to come back from).
+Machine speed: an argument written @N in the program's arguments (its
+iteration count) is scaled up from N until the failure-free reference run
+lasts at least --min-seconds, and that count serves both runs: kills that
+wait for the Nth checkpoint or come every few seconds then find the program
+still running on a fast machine. --max-log-share F bounds each rank's
+sender-log peak by F times what it logged in all (its bytes held plus those
+garbage collection reclaimed, from its timeline sender_log events): a bound
+that holds at any traffic rate, where --max-log-mib holds at one.
 Prints the pause, wake-up and store figures it saw (for the report; never a
 pass condition). A sanitizer report from any process of either run, a frozen
 copy included, fails the case (tests/tools/sanitizer_reports.py).
@@ -83,6 +93,46 @@ def run(cmd, env, timeout, tl=None):
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"), time.monotonic() - t0
 
 
+def calibrate(launcher, rest, env, a, san):
+    """The reference run, with an @N argument scaled until it lasts at least
+    --min-seconds; returns the arguments used, the run's stdout and time."""
+    at = [i for i, x in enumerate(rest) if x.startswith("@")]
+    if len(at) > 1 or (at and a.min_seconds is None) or (a.min_seconds is not None and not at):
+        raise SystemExit("run_ckpt.py: --min-seconds and exactly one @N argument go together")
+    n = int(rest[at[0]][1:]) if at else 0
+    while True:
+        args = rest[:at[0]] + [str(n)] + rest[at[0] + 1:] if at else rest
+        code, ref, err, t = run([launcher] + args + ["ref-%d" % os.getpid()], env, a.timeout)
+        sanitizer_check(san, ref, err)
+        if code != 0:
+            fail("the reference run (no failures, no checkpoints) exited %d" % code, ref, err)
+        if not at or t >= a.min_seconds:
+            if at:
+                print("calibrated: %d iterations, reference run %.1f s" % (n, t))
+            return args, ref, t
+        if t * 2 > a.timeout:
+            fail("the reference run took %.1f s for %d iterations, short of --min-seconds %.1f, and a longer "
+                 "one would not fit the timeout" % (t, n, a.min_seconds), ref, err)
+        n = int(n * min(16.0, max(1.2, 1.1 * a.min_seconds / max(t, 0.05))))
+
+
+def check_log_share(a, events, out, err):
+    by_rank = {}
+    for e in events:
+        if e["event"] == "sender_log":
+            r = by_rank.setdefault(e["rank"], [0, 0])
+            r[0] = max(r[0], e["bytes"])
+            r[1] = max(r[1], e["bytes"] + e["reclaimed"])
+    if not by_rank:
+        fail("no sender_log event to bound the logs by", out, err)
+    for rank, (peak, total) in sorted(by_rank.items()):
+        if peak > a.max_log_share * total:
+            fail("rank %d's sender log peaked at %.1f MiB, over %.2f of the %.1f MiB it logged"
+                 % (rank, peak / 1048576, a.max_log_share, total / 1048576), out, err)
+    worst = max(p / t for p, t in by_rank.values() if t > 0)
+    print("sender logs: peak at most %.2f of what a rank logged" % worst)
+
+
 def timeline(path):
     try:
         with open(path) as f:
@@ -100,12 +150,24 @@ def timeline(path):
 
 
 def parse_kill(spec):
-    m = re.fullmatch(r"(\d+(?:,\d+)*)@(ckpt|woken)=(\d+)(\+image|\+stop-image)?", spec)
+    m = re.fullmatch(r"(\d+(?:,\d+)*)@(ckpt|woken)=(\d+)(\+image|\+stop-image|\+corrupt-image)?", spec)
     if not m or (m.group(2) == "woken" and m.group(4)):
         raise SystemExit("bad --kill-after %r" % spec)
-    image = {None: None, "+image": signal.SIGKILL, "+stop-image": signal.SIGSTOP}[m.group(4)]
+    image = {None: None, "+image": signal.SIGKILL, "+stop-image": signal.SIGSTOP,
+             "+corrupt-image": "corrupt"}[m.group(4)]
     return {"ranks": [int(x) for x in m.group(1).split(",")], "on": m.group(2), "n": int(m.group(3)),
             "image": image, "done": False}
+
+
+def corrupt_image(path):
+    """Overwrites 4 KiB in the middle of a stored image (its chunk hashes
+    no longer match: the restorer refuses it before changing anything)."""
+    if not path or not os.path.isfile(path):
+        raise SystemExit("+corrupt-image: no stored image file %r" % path)
+    size = os.path.getsize(path)
+    with open(path, "r+b") as f:
+        f.seek(size // 2)
+        f.write(b"\xa5" * 4096)
 
 
 def run_killing(cmd, env, timeout, tl, kills):
@@ -137,7 +199,9 @@ def run_killing(cmd, env, timeout, tl, kills):
                 # Images first, then every rank of the spec at once.
                 for r in k["ranks"]:
                     ck = [e for e in ev if e["event"] == "checkpoint" and e["rank"] == r]
-                    if k["image"] and ck:
+                    if k["image"] == "corrupt" and ck:
+                        corrupt_image(ck[-1].get("stored_at", ""))
+                    elif k["image"] and ck:
                         try:
                             os.kill(ck[-1]["image_pid"], k["image"])
                         except ProcessLookupError:
@@ -257,6 +321,8 @@ def check(san):
     ap.add_argument("--disk-images", choices=["keep", "gone"], default=None)
     ap.add_argument("--expect-restores", type=int, default=None)
     ap.add_argument("--max-from-start", type=int, default=None)
+    ap.add_argument("--min-seconds", type=float, default=None)
+    ap.add_argument("--max-log-share", type=float, default=None)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -264,11 +330,8 @@ def check(san):
     env = san.env(os.environ)
 
     ref, t_ref = "", 0.0
-    if a.expect_end is None:
-        code, ref, err, t_ref = run([launcher] + rest + ["ref-%d" % os.getpid()], env, a.timeout)
-        sanitizer_check(san, ref, err)
-        if code != 0:
-            fail("the reference run (no failures, no checkpoints) exited %d" % code, ref, err)
+    if a.expect_end is None or a.min_seconds is not None:
+        rest, ref, t_ref = calibrate(launcher, rest, env, a, san)
 
     with tempfile.TemporaryDirectory() as tmp:
         tl = os.path.join(tmp, "timeline.jsonl")
@@ -385,6 +448,8 @@ def check(san):
                 fail("stderr does not match %r" % rx, out, err)
         peak = float(m.group(3))
         reclaimed = float(m.group(4))
+        if a.max_log_share is not None:
+            check_log_share(a, events, out, err)
         if a.max_log_mib is not None and peak > a.max_log_mib:
             fail("sender logs peaked at %.1f MiB, over %.1f" % (peak, a.max_log_mib), out, err)
         if a.min_reclaimed_mib is not None:
