@@ -11,8 +11,10 @@ Failures come from the launcher in one of two ways:
     `--burst` sends the second kill 5-30 ms after the first, while the
     survivors are recovering (a failure during recovery);
   - `--kill-at RANK@SECONDS` (repeatable): the same, at fixed offsets after
-    `--kill-after`; kills with the same offset are sent at once (two
-    simultaneous failures). A test that needs a state the program reaches
+    `--kill-after`; kills with the same offset go in one `ftmpirun --kill
+    JOB:R1,R2` (simultaneous failures: the launcher sends them in one go;
+    two commands would land milliseconds apart, after a fast machine's
+    first recovery). A test that needs a state the program reaches
     at its own pace (a first checkpoint) waits for the line that says so
     instead of guessing a time, which a loaded machine makes wrong;
   - `--kill-on RANK@REGEX[@REGEX...]` (repeatable): after those, RANK once
@@ -155,12 +157,18 @@ def run(san):
     mark = [0]  # stdout lines printed before the last kill
 
     def kill(ranks):
+        """One `ftmpirun --kill JOB:R1,R2...`: the launcher sends all the kills
+        at once (separate commands land milliseconds apart, after a fast
+        machine's first recovery)."""
         mark[0] = len(out_lines)
-        kills = [(rank, subprocess.Popen([a.ftmpirun, "--kill", f"{p.pid}:{rank}"], stdout=subprocess.PIPE,
-                                         stderr=subprocess.STDOUT, text=True)) for rank in ranks]
-        for rank, k in kills:
-            text = k.communicate()[0]
-            made.append((rank, k.returncode == 0, text.strip()))
+        k = subprocess.run([a.ftmpirun, "--kill", f"{p.pid}:" + ",".join(map(str, ranks))], capture_output=True,
+                           text=True)
+        lines = (k.stdout + k.stderr).splitlines()
+        for rank in ranks:
+            done = re.search(rf"^ftmpirun: job \d+: killed rank {rank} \(", k.stdout, re.M) is not None
+            # The line about this rank, else what the command said (a refusal is one line for all).
+            said = [l for l in lines if re.search(rf"\brank {rank}\b", l)] or lines
+            made.append((rank, done, " ".join(said)))
 
     if plan:
         if not a.kill_after:

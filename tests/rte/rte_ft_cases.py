@@ -416,6 +416,31 @@ def case_kill_from_terminal(ctx):
     expect(not os.path.exists(path), "contact file left behind")
 
 
+def case_kill_several_from_terminal(ctx):
+    # One --kill for two ranks: both killed by one request; a request with a
+    # bad rank kills none of the others.
+    j = Job(ctx, ["-np", "4", "--ft-comm-mode=shrink"], ["expect=2", "ask=all"], program="APP")
+    j.wait_for_stdout_lines(4)
+    job = j.p.pid
+    bad = subprocess.run([ctx.ftmpirun, "--kill", f"{job}:1,9"], capture_output=True, text=True, timeout=30)
+    expect(bad.returncode == 1 and bad.stderr == f"ftmpirun: job {job}: no rank 9 (the job has 4)\n"
+           and bad.stdout == "", f"--kill of ranks 1,9: {bad.stdout!r} {bad.stderr!r}")
+    twice = subprocess.run([ctx.ftmpirun, "--kill", f"{job}:3,3"], capture_output=True, text=True, timeout=30)
+    expect(twice.returncode == 2 and twice.stderr == "ftmpirun: --kill names rank 3 twice\n",
+           f"--kill of ranks 3,3: {twice.stderr!r}")
+    k = subprocess.run([ctx.ftmpirun, "--kill", f"{job}:3,1"], capture_output=True, text=True, timeout=30)
+    expect(k.returncode == 0, f"--kill exit {k.returncode}: {k.stderr!r}")
+    lines = sorted(k.stdout.splitlines())
+    expect(len(lines) == 2 and all(re.fullmatch(rf"ftmpirun: job {job}: killed rank {r} \(pid \d+ on \S+, "
+                                                rf"incarnation 0\)", line) for r, line in zip((1, 3), lines)),
+           f"--kill said {k.stdout!r}")
+    j.finish(timeout=60)
+    j.expect_clean()
+    expect_code(j, 0)
+    expect("ftmpirun: kill request from another terminal: ranks 3, 1\n" in j.err, "the job did not log the request")
+    expect_recovered(j, 4, table_of(4, dead=(1, 3)), epoch=1, covered=2, rounds=1)
+
+
 def case_kill_wrong_secret(ctx):
     # A contact file with a wrong secret cannot kill anything.
     j = Job(ctx, ["-np", "2", "--ft-comm-mode=blank"], ["nap", "2500"])

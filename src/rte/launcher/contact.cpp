@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <set>
 #include <sstream>
 
 #include "base/clock.hpp"
@@ -90,6 +91,32 @@ std::vector<Contact> running_jobs(const std::string& dir) {
   return jobs;
 }
 
+// Prints the launcher's KILL_REPLYs as they come (one per rank, or one for a
+// request refused as a whole) until `want` came or the launcher closed;
+// returns how many came, `failed` if one said no.
+size_t read_kill_replies(int fd, size_t want, pid_t job, bool& failed) {
+  proto::FrameReader reader;
+  size_t got = 0;
+  uint64_t deadline = now_ns() + static_cast<uint64_t>(kReplyTimeoutMs) * 1000000ull;
+  while (got < want && now_ns() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    uint8_t buf[4096];
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    reader.feed(buf, static_cast<size_t>(n));
+    proto::Frame f;
+    while (reader.next(f) == proto::FrameReader::Next::kFrame) {
+      proto::KillReply reply;
+      if (!proto::parse(f, reply)) return got;
+      std::fprintf(reply.ok ? stdout : stderr, "ftmpirun: job %d: %s\n", static_cast<int>(job), reply.message.c_str());
+      failed = failed || !reply.ok;
+      ++got;
+    }
+  }
+  return got;
+}
+
 }  // namespace
 
 std::string format_contact(const Contact& c) {
@@ -140,14 +167,32 @@ bool parse_contact(const std::string& text, Contact& out) {
   return have_pid && have_addr && have_port && have_secret;
 }
 
-bool parse_kill_target(const std::string& s, pid_t& job, int& rank) {
+bool parse_kill_target(const std::string& s, pid_t& job, std::vector<int32_t>& ranks, std::string& err) {
   size_t colon = s.find(':');
   std::string j = colon == std::string::npos ? "" : s.substr(0, colon);
-  std::string r = colon == std::string::npos ? s : s.substr(colon + 1);
-  if (!all_digits(r) || (colon != std::string::npos && !all_digits(j))) return false;
+  std::string list = colon == std::string::npos ? s : s.substr(colon + 1);
+  bool ok = colon == std::string::npos || (all_digits(j) && std::atoi(j.c_str()) > 0);
+  ranks.clear();
+  for (size_t b = 0; ok;) {
+    size_t e = list.find(',', b);
+    std::string r = list.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    ok = all_digits(r);
+    if (ok) ranks.push_back(std::atoi(r.c_str()));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  if (!ok) {
+    err = "--kill takes JOB:RANK[,RANK...] (or RANK[,RANK...] when one job runs), not " + shown(s);
+    return false;
+  }
+  std::set<int32_t> seen;
+  for (int32_t r : ranks)
+    if (!seen.insert(r).second) {
+      err = "--kill names rank " + std::to_string(r) + " twice";
+      return false;
+    }
   job = j.empty() ? 0 : static_cast<pid_t>(std::atoi(j.c_str()));
-  rank = std::atoi(r.c_str());
-  return colon == std::string::npos || job > 0;
+  return true;
 }
 
 std::string contact_dir(std::string& err) {
@@ -204,13 +249,12 @@ void ContactFile::remove() {
 
 int run_kill_command(const std::string& target) {
   pid_t job;
-  int rank;
-  if (!parse_kill_target(target, job, rank)) {
-    std::fprintf(stderr, "ftmpirun: --kill takes JOB:RANK (or RANK when one job runs), not %s\n",
-                 shown(target).c_str());
+  std::vector<int32_t> ranks;
+  std::string err;
+  if (!parse_kill_target(target, job, ranks, err)) {
+    std::fprintf(stderr, "ftmpirun: %s\n", err.c_str());
     return 2;
   }
-  std::string err;
   std::string dir = contact_dir(err);
   if (dir.empty()) {
     std::fprintf(stderr, "ftmpirun: %s\n", err.c_str());
@@ -235,31 +279,19 @@ int run_kill_command(const std::string& target) {
     if (fd >= 0) ::close(fd);
     return 1;
   }
-  std::vector<uint8_t> frame = proto::make_frame(proto::KillRequest{rank});
-  proto::FrameReader reader;
-  proto::Frame f;
-  bool got = false;
-  if (fd::write_all(fd, frame.data(), frame.size())) {
-    uint64_t deadline = now_ns() + static_cast<uint64_t>(kReplyTimeoutMs) * 1000000ull;
-    while (!got && now_ns() < deadline) {
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) continue;
-      uint8_t buf[4096];
-      ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n <= 0) break;
-      reader.feed(buf, static_cast<size_t>(n));
-      got = reader.next(f) == proto::FrameReader::Next::kFrame;
-    }
-  }
+  std::vector<uint8_t> frame = proto::make_frame(proto::KillRequest{ranks});
+  bool failed = false;
+  size_t got = fd::write_all(fd, frame.data(), frame.size())
+                   ? read_kill_replies(fd, ranks.size(), c->launcher_pid, failed)
+                   : 0;
   ::close(fd);
-  proto::KillReply reply;
-  if (!got || !proto::parse(f, reply)) {
+  // A refusal is one answer for all the ranks; fewer answers without one
+  // mean the launcher went away (or speaks another version).
+  if (!failed && got < ranks.size()) {
     std::fprintf(stderr, "ftmpirun: job %d did not answer\n", static_cast<int>(c->launcher_pid));
     return 1;
   }
-  std::fprintf(reply.ok ? stdout : stderr, "ftmpirun: job %d: %s\n", static_cast<int>(c->launcher_pid),
-               reply.message.c_str());
-  return reply.ok ? 0 : 1;
+  return failed ? 1 : 0;
 }
 
 int run_jobs_command() {

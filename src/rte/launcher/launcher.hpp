@@ -126,11 +126,16 @@ class Launcher {
   void schedule_injections();
   void fire_injection(size_t spec, int k);
   // Asks the daemon owning `slot` (or, slot -1, daemon `host` itself) to kill;
-  // returns the request id.
+  // returns the request id, 0 if that daemon cannot be reached (kill_link).
   uint32_t send_kill(int32_t slot, int32_t host);
+  Connection* kill_link(int32_t slot, int32_t host) const;
   void on_inject_result(int32_t host, const proto::InjectResult& m);
   bool on_control_request(Connection* c, const proto::Frame& f);
-  void reply_and_close(Connection* c, bool ok, const std::string& message);
+  // Why a kill request for `slots` is refused as a whole, "" if it is not.
+  std::string kill_refusal(const std::vector<int32_t>& slots) const;
+  // Answers one rank of a kill request (or the whole request); closes the
+  // connection after the last answer.
+  void send_kill_reply(Connection* c, bool ok, const std::string& message);
   void write_contact_file();
 
   // ---- daemons started by one command, srun (launcher_step.cpp) ----

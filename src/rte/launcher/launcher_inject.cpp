@@ -76,13 +76,18 @@ void Launcher::fire_injection(size_t spec, int k) {
   say("ftmpirun: injecting failure: kill " + what);
 }
 
-uint32_t Launcher::send_kill(int32_t slot, int32_t host) {
+Connection* Launcher::kill_link(int32_t slot, int32_t host) const {
   if (slot >= 0) host = slots_[static_cast<size_t>(slot)].host;
-  if (host < 0 || host >= static_cast<int32_t>(daemons_.size())) return 0;
-  DaemonEntry& d = daemons_[static_cast<size_t>(host)];
-  if (!d.conn || d.link_closed) return 0;
+  if (host < 0 || host >= static_cast<int32_t>(daemons_.size())) return nullptr;
+  const DaemonEntry& d = daemons_[static_cast<size_t>(host)];
+  return d.link_closed ? nullptr : d.conn;
+}
+
+uint32_t Launcher::send_kill(int32_t slot, int32_t host) {
+  Connection* link = kill_link(slot, host);
+  if (!link) return 0;
   uint32_t id = next_request_++;
-  d.conn->send(proto::InjectKill{id, slot, SIGKILL});
+  link->send(proto::InjectKill{id, slot, SIGKILL});
   return id;
 }
 
@@ -103,7 +108,7 @@ void Launcher::on_inject_result(int32_t host, const proto::InjectResult& m) {
   if (w != kill_waiters_.end()) {
     Connection* c = w->second;
     kill_waiters_.erase(w);
-    reply_and_close(c, m.ok, line);
+    send_kill_reply(c, m.ok, line);
   } else if (!m.ok) {
     // The daemon found no process to kill (it ended, or left MPI_Finalize).
     say("ftmpirun: injection skipped: " + line);
@@ -111,36 +116,51 @@ void Launcher::on_inject_result(int32_t host, const proto::InjectResult& m) {
 }
 
 bool Launcher::on_control_request(Connection* c, const proto::Frame& f) {
-  control_conns_.insert(c);
+  // One request per connection: its answers end with the connection.
+  if (!control_conns_.insert(c).second) return false;
   proto::KillRequest m;
   if (!proto::parse(f, m)) return false;
   c->set_name("kill request");
-  if (!job_started_ || outcome_.ending()) {
-    reply_and_close(c, false, "the job is not running");
+  std::string refused = job_started_ && !outcome_.ending() ? kill_refusal(m.slots) : "the job is not running";
+  if (!refused.empty()) {
+    send_kill_reply(c, false, refused);
     return true;
   }
-  if (m.slot >= np_) {
-    reply_and_close(c, false, "no rank " + std::to_string(m.slot) + " (the job has " + std::to_string(np_) + ")");
-    return true;
-  }
-  if (!slots_[static_cast<size_t>(m.slot)].alive) {
-    reply_and_close(c, false, "rank " + std::to_string(m.slot) + " is not running");
-    return true;
-  }
+  // All the INJECT_KILLs leave before anything else is handled (the timeline
+  // and the terminal come after), so that the ranks fail together: a job
+  // recovering in a few ms would otherwise see separate failures.
   uint64_t when = wall_clock_ns();
-  uint32_t id = send_kill(m.slot, -1);
-  record(TimelineEvent("kill_request").add("rank", m.slot).add("request", id), when);
-  say("ftmpirun: kill request from another terminal: rank " + std::to_string(m.slot));
-  if (id == 0) {
-    reply_and_close(c, false, "the daemon of rank " + std::to_string(m.slot) + " is gone");
-    return true;
+  std::vector<uint32_t> ids;
+  for (int32_t slot : m.slots) ids.push_back(send_kill(slot, -1));
+  std::string named;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    kill_waiters_[ids[i]] = c;
+    record(TimelineEvent("kill_request").add("rank", m.slots[i]).add("request", ids[i]), when);
+    named += (i ? ", " : "") + std::to_string(m.slots[i]);
   }
-  kill_waiters_[id] = c;
+  say("ftmpirun: kill request from another terminal: rank" + std::string(ids.size() > 1 ? "s " : " ") + named);
   return true;
 }
 
-void Launcher::reply_and_close(Connection* c, bool ok, const std::string& message) {
+std::string Launcher::kill_refusal(const std::vector<int32_t>& slots) const {
+  // All or nothing: killing some of the ranks would turn the simultaneous
+  // failure that was asked for into a different experiment.
+  std::set<int32_t> seen;
+  for (int32_t slot : slots) {
+    std::string rank = "rank " + std::to_string(slot);
+    if (slot >= np_) return "no " + rank + " (the job has " + std::to_string(np_) + ")";
+    if (!seen.insert(slot).second) return rank + " is named twice";
+    if (!slots_[static_cast<size_t>(slot)].alive) return rank + " is not running";
+    if (!kill_link(slot, -1)) return "the daemon of " + rank + " is gone";
+  }
+  return "";
+}
+
+void Launcher::send_kill_reply(Connection* c, bool ok, const std::string& message) {
   c->send(proto::KillReply{ok, message});
+  // The connection ends with the request: close it after its last answer.
+  for (const auto& w : kill_waiters_)
+    if (w.second == c) return;
   if (c->pending() == 0) {
     c->close("answered");
   } else {

@@ -152,7 +152,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args, const EnvL
     } else if (a == "--summary") {
       o.summary = true;
     } else if (takes(a, {"--kill"}, v, missing)) {
-      if (missing || v.empty()) return fail("--kill needs [JOB:]RANK");
+      if (missing || v.empty()) return fail("--kill needs [JOB:]RANK[,RANK...]");
       o.kill_target = v;
     } else if (a == "--jobs") {
       o.list_jobs = true;
@@ -240,7 +240,8 @@ const char* usage_text() {
          "  --heartbeat-timeout-ms N    silence after which a host is lost (default 1000,\n"
          "                                FTMPI_HEARTBEAT_TIMEOUT_MS)\n"
          "  --timeout N                 end the job after N seconds, exit status 124 (MPIEXEC_TIMEOUT)\n"
-         "  --kill [JOB:]RANK           SIGKILL a rank of a running job of yours (JOB: see --jobs)\n"
+         "  --kill [JOB:]RANK[,RANK...] SIGKILL ranks of a running job of yours, all at once (JOB: see\n"
+         "                                --jobs); none if one of them is not running\n"
          "  --jobs                      list your running jobs\n"
          "  -h, --help                  this text\n"
          "  --version                   print the version\n"

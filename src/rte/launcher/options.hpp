@@ -11,7 +11,7 @@
 //            [--timeout SECONDS] [--ckpt-interval=T|auto] [--ckpt-store=local|buddy|disk:DIR]
 //            [--ckpt-policy=round-robin|adaptive] [--ckpt-log-trigger=SIZE]
 //            [--ckpt-max-concurrent=N] [--mtbf=T] [--ckpt-keep] [--] prog [args...]
-//   ftmpirun --kill [JOB:]RANK        ftmpirun --jobs
+//   ftmpirun --kill [JOB:]RANK[,RANK...]        ftmpirun --jobs
 //
 // Options take their value as the next argument or after '='. The modes are
 // also read from FTMPI_COMM_MODE, FTMPI_MSG_MODE, FTMPI_COLL_MODE and
@@ -59,7 +59,7 @@ struct LaunchOptions {
   int timeout_s = 0;                    // --timeout or MPIEXEC_TIMEOUT: seconds the job may run (0: no limit)
   CkptOptions ckpt;                     // --ckpt-* and --mtbf (transparent mode; ckpt_options.hpp)
   // Commands about other jobs (no program is started).
-  std::string kill_target;  // --kill [JOB:]RANK
+  std::string kill_target;  // --kill [JOB:]RANK[,RANK...]
   bool list_jobs = false;   // --jobs
 };
 

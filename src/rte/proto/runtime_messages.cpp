@@ -367,6 +367,14 @@ bool InjectKill::decode(Decoder& d) {
   return d.ok() && slot >= -1 && signal > 0 && signal < 65;
 }
 
+void KillRequest::encode(Encoder& e) const { put_i32s(e, slots); }
+bool KillRequest::decode(Decoder& d) {
+  if (!get_i32s(d, slots) || slots.empty()) return false;
+  for (int32_t s : slots)
+    if (s < 0) return false;
+  return true;
+}
+
 void KillReply::encode(Encoder& e) const {
   e.u8(ok ? 1 : 0);
   e.str(message);

@@ -278,17 +278,18 @@ struct InjectKill {
 
 // ---- control client (ftmpirun --kill) <-> launcher ----
 
+// The ranks to kill at once (at least one; the launcher checks range and
+// duplicates, so that it can say what is wrong).
 struct KillRequest {
   static constexpr MsgType kType = MsgType::kKillRequest;
-  int32_t slot = 0;
-  void encode(Encoder& e) const { e.i32(slot); }
-  bool decode(Decoder& d) {
-    slot = d.i32();
-    return d.ok() && slot >= 0;
-  }
+  std::vector<int32_t> slots;
+  void encode(Encoder& e) const;
+  bool decode(Decoder& d);
   friend bool operator==(const KillRequest&, const KillRequest&) = default;
 };
 
+// One per slot of the request, or a single one (ok=0) for a request refused
+// as a whole; the launcher closes after the last.
 struct KillReply {
   static constexpr MsgType kType = MsgType::kKillReply;
   bool ok = false;

@@ -36,12 +36,14 @@
 //      CKPT_KEPT, RESTART_REFUSED_UP, CKPT_ORDER.collect.
 //  11  the memory store: CkptFacts.store 3, a taken checkpoint without a
 //      frozen child (image_pid 0), its store facts in CKPT_DONE.
+//  12  KILL_REQUEST names a list of ranks, killed at once; one KILL_REPLY
+//      per rank.
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 11;
+inline constexpr uint16_t kProtocolVersion = 12;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece

@@ -163,20 +163,42 @@ TEST(RteContact, FileTextRoundTripsAndRejectsDamage) {
 }
 
 TEST(RteContact, KillTargets) {
-  pid_t job;
-  int rank;
-  ASSERT_TRUE(parse_kill_target("1234:3", job, rank));
+  pid_t job = -1;
+  std::vector<int32_t> ranks;
+  std::string err;
+  ASSERT_TRUE(parse_kill_target("1234:3", job, ranks, err)) << err;
   EXPECT_EQ(job, 1234);
-  EXPECT_EQ(rank, 3);
-  ASSERT_TRUE(parse_kill_target("7", job, rank));
+  EXPECT_EQ(ranks, std::vector<int32_t>{3});
+  ASSERT_TRUE(parse_kill_target("7", job, ranks, err)) << err;
   EXPECT_EQ(job, 0) << "the only running job";
-  EXPECT_EQ(rank, 7);
-  EXPECT_FALSE(parse_kill_target("", job, rank));
-  EXPECT_FALSE(parse_kill_target("12:", job, rank));
-  EXPECT_FALSE(parse_kill_target(":3", job, rank));
-  EXPECT_FALSE(parse_kill_target("0:3", job, rank));
-  EXPECT_FALSE(parse_kill_target("12:-1", job, rank));
-  EXPECT_FALSE(parse_kill_target("a:1", job, rank));
+  EXPECT_EQ(ranks, std::vector<int32_t>{7});
+  for (const char* bad : {"", "12:", ":3", "0:3", "12:-1", "a:1", "1:2:3", "3 ", "1234567890"}) {
+    err.clear();
+    EXPECT_FALSE(parse_kill_target(bad, job, ranks, err)) << bad;
+    EXPECT_EQ(err, "--kill takes JOB:RANK[,RANK...] (or RANK[,RANK...] when one job runs), not '" +
+                       std::string(bad) + "'");
+  }
+}
+
+TEST(RteContact, KillTargetsWithSeveralRanks) {
+  pid_t job = -1;
+  std::vector<int32_t> ranks;
+  std::string err;
+  ASSERT_TRUE(parse_kill_target("1234:1,4", job, ranks, err)) << err;
+  EXPECT_EQ(job, 1234);
+  EXPECT_EQ(ranks, (std::vector<int32_t>{1, 4})) << "in the order given";
+  ASSERT_TRUE(parse_kill_target("5,0,2", job, ranks, err)) << err;
+  EXPECT_EQ(job, 0);
+  EXPECT_EQ(ranks, (std::vector<int32_t>{5, 0, 2}));
+  for (const char* bad : {"12:1,", "12:,1", "1,,2", ",", "12:1;2", "1,-2", "12:1,x"}) {
+    err.clear();
+    EXPECT_FALSE(parse_kill_target(bad, job, ranks, err)) << bad;
+    EXPECT_EQ(err.rfind("--kill takes JOB:RANK[,RANK...]", 0), 0u) << bad << ": " << err;
+  }
+  EXPECT_FALSE(parse_kill_target("12:3,1,3", job, ranks, err));
+  EXPECT_EQ(err, "--kill names rank 3 twice");
+  EXPECT_FALSE(parse_kill_target("0,00", job, ranks, err)) << "the same rank spelt twice";
+  EXPECT_EQ(err, "--kill names rank 0 twice");
 }
 
 TEST(RteOutcome, RoundAndSummaryLines) {

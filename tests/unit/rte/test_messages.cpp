@@ -147,7 +147,8 @@ TEST(RteMessages, RuntimeLinkRoundTrips) {
   check_round_trip(JobFailedReport{1, "every process of the job has died"});
   check_round_trip(InjectKill{3, 5, 9});
   check_round_trip(InjectKill{4, -1, 9});
-  check_round_trip(KillRequest{3});
+  check_round_trip(KillRequest{{3}});
+  check_round_trip(KillRequest{{1, 4, 0}});
   check_round_trip(KillReply{true, "killed rank 3"});
   check_round_trip(RecoverUp{{ProcId{0, 0}, ProcId{5, 3}}});
   check_round_trip(Respawn{ProcId{5, 4}, 1});
@@ -266,7 +267,9 @@ TEST(RteMessages, RecoveryMessagesRejectImpossibleContent) {
   EXPECT_TRUE(rejects(Respawn{ProcId{5, 1}, -1}));
   EXPECT_TRUE(rejects(InjectKill{1, -2, 9}));
   EXPECT_TRUE(rejects(InjectKill{1, 0, 0}));
-  EXPECT_TRUE(rejects(KillRequest{-1}));
+  EXPECT_TRUE(rejects(KillRequest{{-1}}));
+  EXPECT_TRUE(rejects(KillRequest{{2, -1}}));
+  EXPECT_TRUE(rejects(KillRequest{})) << "no rank";
   EXPECT_TRUE(rejects(Trace{0, ProcId{1, 0}, 0, 0, 0, 0}));
   EXPECT_TRUE(rejects(RecoveryReport{3, 1, 1, {}, {}, 0, 0, 0}));
 }
