@@ -2,7 +2,7 @@
 
 namespace ftmpi::logging {
 
-const std::vector<uint64_t> InChannels::kNone;
+const std::deque<uint64_t> InChannels::kNone;
 
 InChannels::Verdict InChannels::arrive_other(int32_t src, uint64_t seq, uint64_t checksum) {
   if (src < 0) return Verdict::kDuplicate;  // no such channel: never accept
@@ -16,7 +16,7 @@ InChannels::Verdict InChannels::arrive_other(int32_t src, uint64_t seq, uint64_t
 
 uint64_t InChannels::received(int32_t src) const { return checksums(src).size(); }
 
-const std::vector<uint64_t>& InChannels::checksums(int32_t src) const {
+const std::deque<uint64_t>& InChannels::checksums(int32_t src) const {
   return src >= 0 && static_cast<size_t>(src) < sums_.size() ? sums_[static_cast<size_t>(src)] : kNone;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -32,14 +33,18 @@ class InChannels {
   uint64_t received(int32_t src) const;
   // Checksum of message `seq` from src (0: skipped or not received).
   uint64_t checksum(int32_t src, uint64_t seq) const;
-  const std::vector<uint64_t>& checksums(int32_t src) const;
+  const std::deque<uint64_t>& checksums(int32_t src) const;
   // A duplicate whose checksum differs from the accepted one's.
   bool duplicate_differs(int32_t src, uint64_t seq, uint64_t checksum) const;
 
  private:
   Verdict arrive_other(int32_t src, uint64_t seq, uint64_t checksum);
-  std::vector<std::vector<uint64_t>> sums_;  // per slot, index seq-1
-  static const std::vector<uint64_t> kNone;
+  // Per slot, index seq-1. A deque grows by small blocks without copying:
+  // 8 bytes of fresh memory per message where a vector's doublings (each a
+  // new mapping) touch about 16, and on VMs whose host takes freed pages
+  // back every fresh page is a host fault.
+  std::vector<std::deque<uint64_t>> sums_;
+  static const std::deque<uint64_t> kNone;
 };
 
 }  // namespace ftmpi::logging

@@ -17,6 +17,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace ftmpi::logging {
@@ -101,7 +102,9 @@ class SenderLog {
  private:
   struct Channel {
     uint64_t next = 1;
-    std::vector<LogEntry*> index;  // in sequence order from index[head]
+    // In sequence order from index[head]; a deque for the reason
+    // InChannels keeps its checksums in one (fresh memory per message).
+    std::deque<LogEntry*> index;
     size_t head = 0;               // entries before it were dropped
     uint64_t bytes = 0;            // payload bytes of the entries from head on
   };

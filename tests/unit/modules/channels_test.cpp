@@ -19,7 +19,7 @@ TEST(InChannels, AcceptsInOrderDropsDuplicatesFlagsGaps) {
   EXPECT_EQ(in.checksum(1, 2), 12u);
   EXPECT_FALSE(in.duplicate_differs(1, 1, 11));
   EXPECT_TRUE(in.duplicate_differs(1, 1, 99));
-  EXPECT_EQ(in.checksums(1), (std::vector<uint64_t>{11, 12, 0, 14}));
+  EXPECT_EQ(in.checksums(1), (std::deque<uint64_t>{11, 12, 0, 14}));
 }
 
 }  // namespace
