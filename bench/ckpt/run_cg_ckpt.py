@@ -10,7 +10,7 @@ in three configurations run interleaved:
   Each kill restarts the rank from its latest image.
 
   bench/ckpt/run_cg_ckpt.py [--build DIR] [--np 8] [--n 128] [--runs 3]
-      [--tol T] [--interval 10s] [--kill-every 45s] [--store local|memory|buddy|disk:DIR]
+      [--tol T] [--maxit N] [--interval 10s] [--kill-every 45s] [--store local|memory|buddy|disk:DIR]
       [--also-store STORE ...] [--also-args "MPIRUN ARGS" ...]
 
 --also-store adds a configuration "ckpt (STORE)": the same checkpoints with
@@ -43,7 +43,7 @@ def load():
 def run(a, extra):
     exe = os.path.join(a.build, "examples", "cg_checksum")
     cmd = [os.path.join(a.build, "bin", "mpirun"), "-np", str(a.np), "--ft-transparent", "--summary"] + extra
-    cmd += [exe, "-n", str(a.n), "-q"] + (["-t", a.tol] if a.tol else [])
+    cmd += [exe, "-n", str(a.n), "-q"] + (["-t", a.tol] if a.tol else []) + (["-i", str(a.maxit)] if a.maxit else [])
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -65,6 +65,8 @@ def main():
     ap.add_argument("--np", type=int, default=8)
     ap.add_argument("--n", type=int, default=128)
     ap.add_argument("--tol", default="", help="the solver's tolerance (-t; a smaller one runs longer)")
+    ap.add_argument("--maxit", type=int, default=0,
+                    help="at most this many iterations (-i; with --tol 1e-300 a fixed amount of work)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--interval", default="10s")
     ap.add_argument("--kill-every", default="45s")
@@ -89,7 +91,7 @@ def main():
             print(f"  {name}: {t:.2f} s, {cpu:.1f} s CPU, {c} checkpoints, {f} failures survived", flush=True)
     base = statistics.median(r[0] for r in res["plain"])
     base_cpu = statistics.median(r[3] for r in res["plain"])
-    print(f"\n## cg_checksum -n {a.n}{' -t ' + a.tol if a.tol else ''}, np={a.np}, checkpoints every {a.interval} ({a.store} store), "
+    print(f"\n## cg_checksum -n {a.n}{' -t ' + a.tol if a.tol else ''}{' -i %d' % a.maxit if a.maxit else ''}, np={a.np}, checkpoints every {a.interval} ({a.store} store), "
           f"kills every {a.kill_every}; medians of {a.runs} interleaved runs\n")
     print("| configuration | time to solution (s) | CPU of all processes (s) | checkpoints | failures "
           "| time ratio | CPU ratio |")

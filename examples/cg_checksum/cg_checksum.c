@@ -290,7 +290,7 @@ static int final_check(int* passed) {
 
 static int usage(void) {
   if (app.rank == 0)
-    fprintf(stderr, "usage: mpirun -np P --ft-comm-mode=rebuild cg_checksum [-n N] [-K K] [-m M] [-t TOL] [-q] [-C]\n");
+    fprintf(stderr, "usage: mpirun -np P --ft-comm-mode=rebuild cg_checksum [-n N] [-K K] [-m M] [-t TOL] [-i MAXIT] [-q] [-C]\n");
   MPI_Finalize();
   return 2;
 }
@@ -302,17 +302,19 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &app.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &app.np);
   app.n = 64, app.K = 10, app.m = 1, app.tol = 1e-10, app.verbose = 1, app.maxit = 100000;
-  for (int c; (c = getopt(argc, argv, "n:K:m:t:qC")) != -1;) {
+  for (int c; (c = getopt(argc, argv, "n:K:m:t:i:qC")) != -1;) {
     if (c == 'n') app.n = atoi(optarg);
     else if (c == 'K') app.K = atoi(optarg);
     else if (c == 'm') app.m = atoi(optarg);
     else if (c == 't') app.tol = atof(optarg);
+    else if (c == 'i') app.maxit = atoi(optarg);
     else if (c == 'q') app.verbose = 0;
     else if (c == 'C') app.corrupt = 1;
     else return usage();
   }
   app.k = app.np - app.m;
-  if (app.k < 1 || app.m < 0 || app.np > 256 || app.n < app.k || app.K < 0 || !(app.tol > 0)) return usage();
+  if (app.k < 1 || app.m < 0 || app.np > 256 || app.n < app.k || app.K < 0 || !(app.tol > 0) || app.maxit < 1)
+    return usage();
   const int mode = attr(FTMPI_COMM_MODE);
   if ((mode != FTMPI_COMM_MODE_REBUILD && mode != FTMPI_COMM_MODE_ABORT) ||
       attr(FTMPI_RECOVERY_MODE) != FTMPI_RECOVERY_MODE_MANUAL || attr(FTMPI_MSG_MODE) != FTMPI_MSG_MODE_RESET) {
