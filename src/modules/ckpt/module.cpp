@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/clock.hpp"
 #include "base/log.hpp"
@@ -86,6 +88,9 @@ void Module::take(uint64_t number) {
     if (const uint64_t first = engine_.first_unpulled(s); first > 0 && first <= got) got = first - 1;
     f.received[static_cast<size_t>(s)] = got;
   }
+  // What the image had sent to each slot: it never sends those again.
+  std::vector<uint64_t> sent(f.received.size());
+  for (size_t s = 0; s < sent.size(); ++s) sent[s] = lg.log().next_seq(static_cast<int32_t>(s)) - 1;
   store_.number = number;
   store_.daemon_pid = static_cast<int>(::getppid());
   store_.secret = client_.job_secret();
@@ -118,7 +123,9 @@ void Module::take(uint64_t number) {
   f.pause_ns = now_ns() - t0;
   if (f.ok) {
     messages(sent_at_ckpt_, received_at_ckpt_);
-    unkept_[number] = f.received;
+    Counts& c = unkept_[number];
+    c.received = f.received;
+    c.sent = std::move(sent);
   }
   client_.report_checkpoint(f);
   FTMPI_LOG(kDebug, "ckpt", "checkpoint %llu: image pid %d, pause %.3f ms, %llu bytes resident",
@@ -174,7 +181,7 @@ void Module::collect(uint64_t kept) {
   kept_ = kept;
   auto it = unkept_.find(kept);
   // Not ours (a number this incarnation did not take): nothing to tell.
-  if (it != unkept_.end()) logging_.checkpoint_kept(it->second);
+  if (it != unkept_.end()) logging_.checkpoint_kept(it->second.received, it->second.sent);
   // Older images are gone now; their received numbers are below these.
   unkept_.erase(unkept_.begin(), unkept_.upper_bound(kept));
 }

@@ -60,8 +60,11 @@ class Module final : public logging::CheckpointHook, public RestoredHook {
   uint64_t taken_ = 0;         // checkpoints this incarnation forked
   StoreTarget store_;          // where the frozen copy also writes its image
   // Per checkpoint reported and not yet held by the runtime: what its image
-  // had received from each slot.
-  std::map<uint64_t, std::vector<uint64_t>> unkept_;
+  // had received from each slot, and sent to each.
+  struct Counts {
+    std::vector<uint64_t> received, sent;
+  };
+  std::map<uint64_t, Counts> unkept_;
   uint64_t kept_ = 0;  // the last CKPT_KEPT acted on
 };
 

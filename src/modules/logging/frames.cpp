@@ -26,9 +26,20 @@ std::vector<uint8_t> encode(const Resent& r) { return encode_upto(FrameKind::kRe
 
 std::vector<uint8_t> encode_done() { return {static_cast<uint8_t>(FrameKind::kDone)}; }
 
-std::vector<uint8_t> encode(const Collect& c) { return encode_upto(FrameKind::kCollect, c.upto); }
+std::vector<uint8_t> encode(const Collect& c) {
+  std::vector<uint8_t> out = encode_upto(FrameKind::kCollect, c.upto);
+  Encoder e(&out);
+  e.u64(c.sent);
+  return out;
+}
 
-bool decode(const uint8_t* p, size_t n, Collect& out) { return decode_upto(p, n, FrameKind::kCollect, out.upto); }
+bool decode(const uint8_t* p, size_t n, Collect& out) {
+  Decoder d(p, n);
+  if (d.u8() != static_cast<uint8_t>(FrameKind::kCollect)) return false;
+  out.upto = d.u64();
+  out.sent = d.u64();
+  return d.done();
+}
 
 uint8_t frame_kind(const uint8_t* p, size_t n) { return n > 0 ? p[0] : 0; }
 

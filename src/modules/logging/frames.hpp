@@ -31,8 +31,11 @@ std::vector<uint8_t> encode(const Resent& r);
 bool decode(const uint8_t* p, size_t n, Resent& out);
 std::vector<uint8_t> encode_done();
 
+// From a process whose checkpoint the runtime holds: its image accepted our
+// messages up to `upto` and had sent us its own up to `sent`.
 struct Collect {
   uint64_t upto = 0;
+  uint64_t sent = 0;
 };
 
 std::vector<uint8_t> encode(const Collect& c);

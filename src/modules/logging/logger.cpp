@@ -20,7 +20,7 @@ Logger::Logger(Wire& wire, int32_t self_slot, int32_t world_size, uint64_t log_l
       done_(static_cast<size_t>(world_size), false),
       withdrawn_(static_cast<size_t>(world_size)),
       announced_(static_cast<size_t>(world_size), 0),
-      collect_upto_(static_cast<size_t>(world_size), 0) {}
+      collect_(static_cast<size_t>(world_size)) {}
 
 void Logger::diverged(const std::string& what) {
   wire_.fatal("rank " + std::to_string(self_) + ": replay diverged (" + what + "): " + kNotDeterministic);
@@ -159,15 +159,17 @@ void Logger::peer_back(int32_t slot) {
   if (done_[static_cast<size_t>(self_)]) wire_.send_frame(slot, encode_done());
   // Its new log for us holds again what our checkpoint already accepted
   // (a restart from the start re-logs it all).
-  if (collect_upto_[static_cast<size_t>(slot)] > 0)
-    wire_.send_frame(slot, encode(Collect{collect_upto_[static_cast<size_t>(slot)]}));
+  if (collect_[static_cast<size_t>(slot)].upto > 0 || collect_[static_cast<size_t>(slot)].sent > 0)
+    wire_.send_frame(slot, encode(collect_[static_cast<size_t>(slot)]));
 }
 
-void Logger::checkpoint_kept(const std::vector<uint64_t>& received) {
-  for (size_t s = 0; s < received.size() && s < collect_upto_.size(); ++s) {
-    if (static_cast<int32_t>(s) == self_ || received[s] <= collect_upto_[s]) continue;
-    collect_upto_[s] = received[s];
-    wire_.send_frame(static_cast<int32_t>(s), encode(Collect{received[s]}));
+void Logger::checkpoint_kept(const std::vector<uint64_t>& received, const std::vector<uint64_t>& sent) {
+  for (size_t s = 0; s < received.size() && s < sent.size() && s < collect_.size(); ++s) {
+    Collect& c = collect_[s];
+    if (static_cast<int32_t>(s) == self_ || (received[s] <= c.upto && sent[s] <= c.sent)) continue;
+    c.upto = std::max(c.upto, received[s]);
+    c.sent = std::max(c.sent, sent[s]);
+    wire_.send_frame(static_cast<int32_t>(s), encode(c));
   }
 }
 
@@ -203,7 +205,9 @@ void Logger::on_frame(int32_t from, const uint8_t* p, size_t n) {
     // Its checkpoint holds our messages up to there: a restart of `from`
     // begins at that image, never before it (the runtime ends the job
     // rather than restart it from the start once this happened).
-    if (decode(p, n, c) && c.upto > 0) reclaimed_ += log_.drop_before(from, c.upto + 1);
+    if (!decode(p, n, c)) return;
+    if (c.upto > 0) reclaimed_ += log_.drop_before(from, c.upto + 1);
+    in_.forget_through(from, c.sent);
     return;
   }
   Resent r;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "modules/logging/channels.hpp"
+#include "modules/logging/frames.hpp"
 #include "modules/logging/outcomes.hpp"
 #include "modules/logging/sender_log.hpp"
 
@@ -117,9 +118,11 @@ class Logger {
 
   // --- garbage collection (spec/checkpoint-protocol.md §5) ---
   // The runtime holds a checkpoint of this process whose image accepted
-  // `received[s]` messages from each slot s: tell each sender it may drop
-  // them (COLLECT). Only ever called for a complete checkpoint.
-  void checkpoint_kept(const std::vector<uint64_t>& received);
+  // `received[s]` messages from each slot s and had sent it `sent[s]`: tell
+  // each peer it may drop those from its log, and the checksums of these
+  // from its receiving end (COLLECT). Only ever called for a complete
+  // checkpoint.
+  void checkpoint_kept(const std::vector<uint64_t>& received, const std::vector<uint64_t>& sent);
   // Payload bytes dropped from our log at the receivers' word, ever.
   uint64_t reclaimed() const { return reclaimed_; }
 
@@ -156,7 +159,7 @@ class Logger {
   std::vector<uint64_t> announced_;
   // The highest logged message below `below` to `dst` not withdrawn (0: none).
   uint64_t last_to_deliver(int32_t dst, uint64_t below) const;
-  std::vector<uint64_t> collect_upto_;  // per slot: the last COLLECT we sent it
+  std::vector<Collect> collect_;  // per slot: the last COLLECT we sent it
   uint64_t reclaimed_ = 0;
   bool replay_ = false;
   LoggerStats stats_;

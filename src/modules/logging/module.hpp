@@ -95,8 +95,11 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   // not yet flushed are flushed now, so that a later call says yes.
   bool ready_for_checkpoint();
   // The runtime holds a checkpoint whose image accepted `received[s]`
-  // messages from each slot s: the senders may drop them.
-  void checkpoint_kept(const std::vector<uint64_t>& received) { logger_.checkpoint_kept(received); }
+  // messages from each slot s and had sent it `sent[s]`: the senders may
+  // drop the first from their logs, the receivers the checksums of the second.
+  void checkpoint_kept(const std::vector<uint64_t>& received, const std::vector<uint64_t>& sent) {
+    logger_.checkpoint_kept(received, sent);
+  }
 
  private:
   // Wire

@@ -38,12 +38,15 @@
 //      frozen child (image_pid 0), its store facts in CKPT_DONE.
 //  12  KILL_REQUEST names a list of ranks, killed at once; one KILL_REPLY
 //      per rank.
+//  13  the logging modules' COLLECT frame carries the image's sent count
+//      (receivers drop the checksums of those messages); the runtime's
+//      version keeps modules of both kinds from meeting.
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 12;
+inline constexpr uint16_t kProtocolVersion = 13;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece

@@ -170,20 +170,31 @@ TEST(Logger, ACheckpointKeptLetsTheSendersDropWhatItsImageAccepted) {
   net[2].send(1, "x");
   net[0].send(2, "to2");
   net.run();
-  // The image of rank 1 accepted 2 from rank 0 and 1 from rank 2.
+  net[1].send(2, "y1");
+  net[1].send(2, "y2");
+  net.run();
+  // The image of rank 1 accepted 2 from rank 0 and 1 from rank 2, and had
+  // sent rank 2 two messages.
   const std::vector<uint64_t> image{net[1].lg->inbound().received(0), 0, net[1].lg->inbound().received(2)};
+  const std::vector<uint64_t> sent{0, 0, net[1].lg->log().next_seq(2) - 1};
   net[0].send(1, "c");  // after the image
+  net[1].send(2, "y3");
   net.run();
   EXPECT_EQ(net[0].lg->log().bytes(), 6u);
-  net[1].lg->checkpoint_kept(image);
+  EXPECT_EQ(net[2].lg->inbound().held(1), 3u);
+  net[1].lg->checkpoint_kept(image, sent);
   net.run();
   EXPECT_EQ(net[0].lg->reclaimed(), 2u) << "a and b";
   EXPECT_EQ(net[2].lg->reclaimed(), 1u);
   EXPECT_EQ(net[0].lg->log().find(1, 3)->data()[0], 'c') << "what the image did not accept stays";
   EXPECT_NE(net[0].lg->log().find(2, 1), nullptr) << "another receiver's messages stay";
   EXPECT_EQ(net[1].lg->reclaimed(), 0u);
+  // Rank 2 no longer needs the checksums of what the image had sent it.
+  EXPECT_EQ(net[2].lg->inbound().held(1), 1u) << "only y3's";
+  EXPECT_EQ(net[2].lg->inbound().received(1), 3u);
+  EXPECT_NE(net[2].lg->inbound().checksum(1, 3), 0u);
   // An older image's word (smaller numbers) changes nothing.
-  net[1].lg->checkpoint_kept({1, 0, 0});
+  net[1].lg->checkpoint_kept({1, 0, 0}, {0, 0, 1});
   net.run();
   EXPECT_EQ(net[0].lg->reclaimed(), 2u);
   EXPECT_EQ(net.frames.size(), 0u);
