@@ -235,15 +235,18 @@ bool Engine::inject(int32_t slot, const Envelope& e, const void* data, uint64_t 
   Peer& p = peer(slot);
   if (!p.alive) return false;
   // The queue's sends are in sequence order and a log is sent again in that
-  // order: the entry goes last, seen from the queue's last send (a scan of
-  // the whole queue per entry made a restart's resend quadratic: minutes
-  // for a log of 10^5 messages).
+  // order: the entry goes last, seen from the queue's last send; only one
+  // that does not is searched for in the whole queue (a scan per entry made
+  // a restart's resend quadratic: minutes for a log of 10^5 messages).
   auto last = p.pending.end();
   while (last != p.pending.begin() && !std::prev(last)->req) --last;
-  const bool goes_last = last == p.pending.begin() || std::prev(last)->req->seq < e.seq;
-  if (!goes_last)
+  auto it = p.pending.end();
+  if (last != p.pending.begin() && std::prev(last)->req->seq >= e.seq) {
     for (const Pending& f : p.pending)
       if (f.req && f.req->seq == e.seq) return false;  // the engine sends it again itself
+    it = p.pending.begin();
+    while (it != p.pending.end() && (!it->req || it->req->seq < e.seq)) ++it;
+  }
   Request* r = pool_.alloc();
   r->kind = ReqKind::kSend;
   r->bounce = std::make_unique<uint8_t[]>(len ? len : 1);
@@ -262,11 +265,6 @@ bool Engine::inject(int32_t slot, const Envelope& e, const void* data, uint64_t 
   r->user_freed = true;  // nobody waits for it: released when it completes
   r->proto = Proto::kQueued;
   ++active_sends_;
-  auto it = p.pending.end();
-  if (!goes_last) {
-    it = p.pending.begin();
-    while (it != p.pending.end() && (!it->req || it->req->seq < e.seq)) ++it;
-  }
   const bool was_empty = p.pending.empty();
   Pending f;
   f.req = r;
