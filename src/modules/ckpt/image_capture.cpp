@@ -74,7 +74,34 @@ struct CaptureWork {
   uint64_t writer_stack = 0;
 };
 
-std::string list_regions(uint64_t writer_stack, const std::string& leave_out, std::vector<Region>& regions);
+// This process's mappings as image regions, the writer's stack left out.
+std::string list_regions(uint64_t writer_stack, const std::string& leave_out, std::vector<Region>& regions) {
+  std::vector<MapsLine> maps;
+  std::string e = read_own_maps(maps);
+  if (!e.empty()) return e;
+  const uint64_t ws0 = writer_stack, ws1 = ws0 + kWriterStack;
+  for (const MapsLine& l : maps) {
+    if (l.shared && !leave_out.empty() && l.path.rfind(leave_out, 0) == 0) continue;
+    Region r;
+    e = classify(l, r);
+    if (!e.empty()) return e;
+    if (r.end <= ws0 || r.start >= ws1) {
+      regions.push_back(std::move(r));
+      continue;
+    }
+    // The kernel may have merged the writer's stack with a neighbour.
+    if (r.start < ws0) {
+      Region below = r;
+      below.end = ws0;
+      regions.push_back(std::move(below));
+    }
+    if (r.end > ws1) {
+      r.start = ws1;
+      regions.push_back(std::move(r));
+    }
+  }
+  return "";
+}
 
 std::string prepare(int out_fd, const std::string& leave_out, CaptureWork& w) {
   int threads = count_threads();
@@ -135,35 +162,6 @@ std::string prepare(int out_fd, const std::string& leave_out, CaptureWork& w) {
     if (static_cast<uint64_t>(::syscall(SYS_brk, 0)) == m.brk) return "";
     if (attempt == 3) return "the heap kept moving while the image was being prepared";
   }
-}
-
-// This process's mappings as image regions, the writer's stack left out.
-std::string list_regions(uint64_t writer_stack, const std::string& leave_out, std::vector<Region>& regions) {
-  std::vector<MapsLine> maps;
-  std::string e = read_own_maps(maps);
-  if (!e.empty()) return e;
-  const uint64_t ws0 = writer_stack, ws1 = ws0 + kWriterStack;
-  for (const MapsLine& l : maps) {
-    if (l.shared && !leave_out.empty() && l.path.rfind(leave_out, 0) == 0) continue;
-    Region r;
-    e = classify(l, r);
-    if (!e.empty()) return e;
-    if (r.end <= ws0 || r.start >= ws1) {
-      regions.push_back(std::move(r));
-      continue;
-    }
-    // The kernel may have merged the writer's stack with a neighbour.
-    if (r.start < ws0) {
-      Region below = r;
-      below.end = ws0;
-      regions.push_back(std::move(below));
-    }
-    if (r.end > ws1) {
-      r.start = ws1;
-      regions.push_back(std::move(r));
-    }
-  }
-  return "";
 }
 
 // ---- writing: nothing below allocates (the heap is being saved) ----
