@@ -159,8 +159,8 @@ void Logger::peer_back(int32_t slot) {
   if (done_[static_cast<size_t>(self_)]) wire_.send_frame(slot, encode_done());
   // Its new log for us holds again what our checkpoint already accepted
   // (a restart from the start re-logs it all).
-  if (collect_[static_cast<size_t>(slot)].upto > 0 || collect_[static_cast<size_t>(slot)].sent > 0)
-    wire_.send_frame(slot, encode(collect_[static_cast<size_t>(slot)]));
+  const Collect& last = collect_[static_cast<size_t>(slot)];
+  if (last.upto > 0 || last.sent > 0) wire_.send_frame(slot, encode(last));
 }
 
 void Logger::checkpoint_kept(const std::vector<uint64_t>& received, const std::vector<uint64_t>& sent) {
