@@ -1,6 +1,7 @@
 // The files of a job's stored checkpoint images (spec/checkpoint-protocol.md
 // §2a, §2b): <dir>/<job>.r<rank>.c<number>.img once whole, with ".tmp"
-// appended while a copy writes it. Written by the ranks and the daemons'
+// appended while a copy writes it; an incremental image on image <base>
+// (spec/checkpoint-image.md §4a) is <dir>/<job>.r<rank>.c<number>.d<base>.img. Written by the ranks and the daemons'
 // checkpoint servers, read back by the daemon that restores a rank, removed
 // by the launcher and the daemons at the end of the job: one naming for all.
 #pragma once
@@ -10,12 +11,13 @@
 
 namespace ftmpi::ckpt_files {
 
-std::string image_path(const std::string& dir, const std::string& job, int rank, uint64_t number);
+std::string image_path(const std::string& dir, const std::string& job, int rank, uint64_t number, uint64_t base = 0);
 
 struct ImageFile {
   std::string path;
   int rank = -1;
   uint64_t number = 0;
+  uint64_t base = 0;   // an incremental image's base; 0 for an image that holds every page
   bool whole = false;  // false: a temporary file some copy was still writing
 };
 

@@ -120,16 +120,20 @@ Scanner::State Scanner::scan(const uint8_t* data, size_t have) {
         return state_;
       }
       if (have - pos_ < kChunkHeadBytes) return state_;
-      uint64_t addr = load64(p), len = load64(p + 8);
-      if (len == 0 || len > kMaxChunkBytes || (addr & 4095) != 0 || (len & 4095) != 0)
+      const uint64_t addr = load64(p), word = load64(p + 8);
+      const bool base_run = (word & kBaseRun) != 0;
+      const uint64_t len = word & ~kBaseRun;
+      if (len == 0 || (!base_run && len > kMaxChunkBytes) || (addr & 4095) != 0 || (len & 4095) != 0 ||
+          addr + len < addr)
         return fail("image chunk header is corrupt");
-      if (have - pos_ < kChunkHeadBytes + len + kChunkTailBytes) return state_;
-      uint64_t h = hash(p + kChunkHeadBytes, len, addr ^ len);
-      if (h != load64(p + kChunkHeadBytes + len))
+      const uint64_t data = base_run ? 0 : len;
+      if (have - pos_ < kChunkHeadBytes + data + kChunkTailBytes) return state_;
+      const uint64_t h = base_run ? hash(p, kChunkHeadBytes, addr ^ word) : hash(p + kChunkHeadBytes, len, addr ^ len);
+      if (h != load64(p + kChunkHeadBytes + data))
         return fail("image chunk at address " + std::to_string(addr) + " is corrupt (hash mismatch)");
       chain_ = chain(chain_, h);
       ++chunks_;
-      pos_ += kChunkHeadBytes + len + kChunkTailBytes;
+      pos_ += kChunkHeadBytes + data + kChunkTailBytes;
     }
   }
   return state_;

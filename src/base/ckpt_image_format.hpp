@@ -13,7 +13,7 @@ namespace ftmpi::ckpt_format {
 
 inline constexpr char kMagic[8] = {'F', 'T', 'M', 'P', 'I', 'C', 'K', 'P'};
 inline constexpr char kEndMagic[8] = {'F', 'T', 'M', 'P', 'I', 'E', 'N', 'D'};
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;  // 2: incremental images (metadata names a base)
 inline constexpr size_t kHeaderBytes = 48;
 inline constexpr size_t kChunkHeadBytes = 16;  // address, length
 inline constexpr size_t kChunkTailBytes = 8;   // hash
@@ -23,6 +23,9 @@ inline constexpr size_t kTrailerBytes = 32;
 inline constexpr uint64_t kEndWord = 0x444E4549504D5446ull;
 inline constexpr uint64_t kMaxMetaBytes = 64ull << 20;
 inline constexpr uint64_t kMaxChunkBytes = 1ull << 30;
+// In a chunk's length word: no data follows, the pages are the base's (an
+// incremental image, spec/checkpoint-image.md §4a); the hash covers the head.
+inline constexpr uint64_t kBaseRun = 1ull << 63;
 
 // Four-lane multiply-rotate hash (the xxh64 round structure); at memory speed
 // on one core. Never calls the C library: the restorer may use it anywhere.
@@ -65,6 +68,8 @@ class Scanner {
   const Header& header() const { return header_; }
   size_t meta_offset() const { return kHeaderBytes; }
   uint64_t chunks() const { return chunks_; }
+  // The trailer's chain value once kComplete (what an incremental image names its base by).
+  uint64_t final_chain() const { return chain_; }
   // Stream length once kComplete.
   uint64_t total_bytes() const { return pos_; }
 

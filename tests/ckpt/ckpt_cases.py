@@ -89,6 +89,32 @@ def check_refused(r, words):
     print("refused as expected: " + err.strip())
 
 
+def delta_case(prog, tmp, out, want_file, want_stdout):
+    """Image 2 holds only what changed since image 1 and restores through it;
+    a base that is not the one the delta was taken on is refused."""
+    d = os.path.join(tmp, "images")
+    r = run([prog, "delta", d, out])
+    err = r.stderr.decode()
+    if r.returncode != -signal.SIGKILL:
+        fail("capturing run should end by SIGKILL, got %d: %s" % (r.returncode, err))
+    if "image 1 whole" not in err or "image 2 incremental" not in err:
+        fail("expected a whole image 1 and an incremental image 2: %s" % err)
+    names = sorted(os.listdir(d))
+    if names != ["victim.r0.c1.img", "victim.r0.c2.d1.img"]:
+        fail("store holds %s, expected the base and the delta" % names)
+    base, delta = (os.path.join(d, n) for n in names)
+    sizes = os.path.getsize(base), os.path.getsize(delta)
+    print("whole image %d bytes, incremental %d bytes" % sizes)
+    if sizes[1] * 2 > sizes[0]:
+        fail("the incremental image is more than half the whole one")
+    check_restored(restore(prog, delta, out), out, want_file, want_stdout)
+    # Another whole image under the base's name (a valid one, of the same
+    # program): the delta must not build on it.
+    other = capture_to_disk(prog, os.path.join(tmp, "other"), os.path.join(tmp, "other.txt"))
+    os.replace(other, base)
+    check_refused(restore(prog, delta, out), ["base", "victim.r0.c1.img", "not the image it was taken on"])
+
+
 def main():
     # Every process of the case (capturing, restored, refused) inherits the
     # report directory; a report from any of them fails the case.
@@ -119,6 +145,8 @@ def run_case(case):
             # program break must cover every heap page it holds.
             image = capture_to_disk(prog, tmp, out, "edge")
             check_restored(restore(prog, image, out), out, want_file, want_stdout)
+        elif case == "delta":
+            delta_case(prog, tmp, out, want_file, want_stdout)
         elif case == "generations":
             # A restored process captures again; its image restores too.
             d = os.path.join(tmp, "images")

@@ -14,6 +14,8 @@
 //   ckpt_victim threads DIR OUT      starts a thread first: capture must refuse
 //   ckpt_victim edge DIR OUT         disk, with the heap's top used up first: the
 //                                    capture's own allocations grow the heap
+//   ckpt_victim delta DIR OUT        disk with a delta tracker: image 1 whole (the
+//                                    run goes on), image 2 incremental on it
 //   ckpt_victim buddy ADDR:PORT OUT  image to a buddy checkpoint server (secret
 //                                    in FTMPI_TEST_CKPT_SECRET, hex)
 #include <fcntl.h>
@@ -35,6 +37,7 @@
 
 #include "modules/ckpt/image.hpp"
 #include "modules/ckpt/image_buddy.hpp"
+#include "modules/ckpt/image_delta.hpp"
 #include "modules/ckpt/image_disk.hpp"
 
 namespace {
@@ -49,6 +52,9 @@ char g_label[32] = "ckpt-victim";     // .data
 volatile sig_atomic_t g_usr1 = 0;
 
 std::vector<std::vector<uint64_t>>* g_blocks;
+uint64_t* g_grown;            // a C buffer realloc'd between the images (moved by mremap)
+size_t g_grown_words;
+ftmpi::ckpt::DeltaTracker* g_delta;
 std::map<int, std::string>* g_nodes;
 FILE* g_out;
 const char* g_mode;
@@ -70,6 +76,7 @@ uint64_t digest() {
     for (uint64_t w : b) h = mix(h ^ w);
   for (auto& [k, v] : *g_nodes) h = mix(h ^ static_cast<uint64_t>(k) ^ std::hash<std::string>{}(v));
   for (uint64_t w : g_table) h = mix(h ^ w);
+  for (size_t i = 0; i < g_grown_words; ++i) h = mix(h ^ g_grown[i]);
   return h;
 }
 
@@ -104,9 +111,10 @@ void use_up_heap_top() {
 
 void checkpoint(uint64_t number) {
   std::string mode = g_mode;
-  if (mode == "plain" || (number == 2 && mode != "disk2")) return;
-  const bool edge = mode == "edge";
-  if (mode == "disk2" || edge) mode = "disk";
+  if (mode == "plain" || (number == 2 && mode != "disk2" && mode != "delta")) return;
+  const bool edge = mode == "edge", delta = mode == "delta";
+  if (mode == "disk2" || edge || delta) mode = "disk";
+  uint64_t base = delta ? g_delta->base_number() : 0;
   if (mode == "threads") {
     std::thread t([] { ::pause(); });
     t.detach();
@@ -114,9 +122,10 @@ void checkpoint(uint64_t number) {
   }
   int fd = -1;
   ftmpi::ckpt::DiskStore store(g_target, "victim");
+  if (base && !(store.holds(0, base) && g_delta->plan_delta(store.path_of(0, base)))) base = 0;
   if (mode == "disk" || mode == "threads") {
     ftmpi::ckpt::Error e = store.prepare();
-    auto r = store.begin(0, number);
+    auto r = store.begin(0, number, base);
     if (!e.ok() || !r.ok()) {
       std::fprintf(stderr, "victim: %s%s\n", e.what.c_str(), r.ok() ? "" : r.error().what.c_str());
       std::exit(4);
@@ -138,7 +147,7 @@ void checkpoint(uint64_t number) {
     fd = std::atoi(g_target);
   }
   if (edge) use_up_heap_top();
-  auto c = ftmpi::ckpt::capture_self(fd);
+  auto c = ftmpi::ckpt::capture_self(fd, "", g_delta);
   if (!c.ok()) {
     std::fprintf(stderr, "victim: %s\n", c.error().what.c_str());
     std::exit(5);
@@ -161,10 +170,16 @@ void checkpoint(uint64_t number) {
     return;
   }
   if (mode == "disk") {
-    ftmpi::ckpt::Error e = store.commit(fd, 0, number);
+    ftmpi::ckpt::Error e = store.commit(fd, 0, number, base);
     if (!e.ok()) {
       std::fprintf(stderr, "victim: %s\n", e.what.c_str());
       std::exit(6);
+    }
+    if (delta) {
+      g_delta->stored(number);
+      std::fprintf(stderr, "victim: image %d %s\n", static_cast<int>(number), base ? "incremental" : "whole");
+      if (!g_delta->unavailable().empty()) std::fprintf(stderr, "victim: no deltas: %s\n", g_delta->unavailable().c_str());
+      if (number == 1) return;  // image 2 builds on this one
     }
   } else if (mode == "buddy") {
     ftmpi::ckpt::Error e = ftmpi::ckpt::buddy_put_finish(fd, 10000);
@@ -238,6 +253,10 @@ int main(int argc, char** argv) {
     b.resize(kBlockWords);
     for (uint64_t& w : b) w = seed = mix(seed + 1);
   }
+  g_grown_words = (2u << 20) / 8;
+  g_grown = static_cast<uint64_t*>(std::malloc(g_grown_words * 8));
+  for (size_t i = 0; i < g_grown_words; ++i) g_grown[i] = mix(~i);
+  if (std::string(g_mode) == "delta") g_delta = new ftmpi::ckpt::DeltaTracker;
   g_nodes = new std::map<int, std::string>;
   for (int i = 0; i < kNodes; ++i) (*g_nodes)[i * 7] = "node-" + std::to_string(static_cast<long long>(i) * i);
   for (size_t i = 0; i < std::size(g_table); ++i) g_table[i] = mix(i);
@@ -245,9 +264,19 @@ int main(int argc, char** argv) {
 
   uint64_t stack_value = descend(0);
 
-  // Heap changed after image 1, so that image 2 differs from it.
+  // Heap changed after image 1, so that image 2 differs from it: written
+  // words, a block freed and another allocated (unmapped, mapped anew), a
+  // page given back to the kernel (reads as zero), a buffer moved by mremap.
   for (int i = 0; i < kNodes; i += 2) (*g_nodes)[i * 7] += "+";
   (*g_blocks)[3][5] ^= 1;
+  (*g_blocks)[7] = std::vector<uint64_t>(kBlockWords, 77);
+  {
+    auto at = reinterpret_cast<uintptr_t>((*g_blocks)[9].data());
+    ::madvise(reinterpret_cast<void*>((at + 8191) & ~uintptr_t{4095}), 4096, MADV_DONTNEED);
+  }
+  g_grown = static_cast<uint64_t*>(std::realloc(g_grown, 2 * g_grown_words * 8));
+  for (size_t i = g_grown_words; i < 2 * g_grown_words; ++i) g_grown[i] = mix(i);
+  g_grown_words *= 2;
   checkpoint(2);
   // State that must have come back with the image.
   ::raise(SIGUSR1);

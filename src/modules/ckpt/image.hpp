@@ -33,6 +33,8 @@ class Result {
 
 enum class Captured { kSaved, kResumed };
 
+class DeltaTracker;  // image_delta.hpp
+
 // Called single-threaded (a forked child, after the caller closed the
 // descriptors and shared mappings the image must not hold; or the process
 // itself, naming those in `leave_out`). Records the registers here, then
@@ -49,7 +51,12 @@ enum class Captured { kSaved, kResumed };
 // needs after kResumed (the numbers and addresses it remembers are then
 // not its own). Empty: nothing is left out, and a shared writable mapping
 // refuses the capture.
-Result<Captured> capture_self(int out_fd, const std::string& leave_out = "");
+//
+// `delta`: a process that writes its images itself keeps one tracker across
+// captures (image_delta.hpp). When it planned a delta, the image holds only
+// the pages written since the tracker's base and names the base for the
+// others; otherwise the image is whole and tracking restarts from it.
+Result<Captured> capture_self(int out_fd, const std::string& leave_out = "", DeltaTracker* delta = nullptr);
 
 // Maps the image read from `in_fd` back into this process and resumes it in
 // capture_self (which returns kResumed). Refuses a torn or corrupt image, or

@@ -17,6 +17,7 @@
 
 #include "base/ckpt_image_format.hpp"
 #include "modules/ckpt/image.hpp"
+#include "modules/ckpt/image_delta.hpp"
 #include "modules/ckpt/image_layout.hpp"
 #include "modules/ckpt/image_restore_core.hpp"
 
@@ -72,6 +73,10 @@ struct CaptureWork {
   // The writer runs on its own stack, left out of the image: the main stack
   // must not change while it is being written.
   uint64_t writer_stack = 0;
+  uint64_t chain = 0;  // the trailer's, set once the image is written
+  // A delta: the ranges whose pages may be left to the base (those the
+  // kernel still shows write-protected when the writer reaches them).
+  const PageRuns* armed = nullptr;
 };
 
 // This process's mappings as image regions, the writer's stack left out.
@@ -103,7 +108,7 @@ std::string list_regions(uint64_t writer_stack, const std::string& leave_out, st
   return "";
 }
 
-std::string prepare(int out_fd, const std::string& leave_out, CaptureWork& w) {
+std::string prepare(int out_fd, const std::string& leave_out, DeltaTracker* delta, CaptureWork& w) {
   int threads = count_threads();
   if (threads != 1)
     return "the process has " + std::to_string(threads) + " threads; only a single-threaded process can be captured";
@@ -113,7 +118,16 @@ std::string prepare(int out_fd, const std::string& leave_out, CaptureWork& w) {
   if (&__asan_address_is_poisoned != nullptr)
     return "the process runs under AddressSanitizer, whose shadow memory an image cannot hold";
   ImageMeta& m = w.meta;
-  std::string e = exe_identity(m);
+  std::string e;
+  if (delta && !delta->planned()) {
+    // A whole image: protection first, so that every page written from
+    // here on (this preparation's included) goes into the next delta.
+    std::vector<MapsLine> maps;
+    e = read_own_maps(maps);
+    if (!e.empty()) return e;
+    delta->arm(maps);
+  }
+  e = exe_identity(m);
   if (!e.empty()) return e;
   m.capture_point = reinterpret_cast<uint64_t>(&g_capture_point);
   m.resume_info = reinterpret_cast<uint64_t>(&g_resume);
@@ -138,6 +152,11 @@ std::string prepare(int out_fd, const std::string& leave_out, CaptureWork& w) {
     m.altstack_flags = ss.ss_flags & ~SS_ONSTACK;
   }
   m.start_brk = own_start_brk();
+  if (delta && delta->planned()) {
+    m.base_path = delta->base_path();
+    m.base_chain = delta->base_chain();
+    w.armed = &delta->armed();
+  }
   // Opened before the file list is taken, so that it is not in it.
   w.pagemap_fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   if (w.pagemap_fd < 0) return std::string("cannot open /proc/self/pagemap: ") + std::strerror(errno);
@@ -168,6 +187,8 @@ std::string prepare(int out_fd, const std::string& leave_out, CaptureWork& w) {
 
 struct Writer {
   int fd;
+  const PageRuns* armed;  // a delta's (sorted), else null
+  size_t at = 0;          // the first armed range not below the page being written
   uint64_t total = 0;
   uint64_t chunks = 0;
   uint64_t chain = 0;
@@ -214,14 +235,40 @@ int write_range(Writer& w, uint64_t start, uint64_t end) {
   return 0;
 }
 
+// A run of pages the base holds as they are: a chunk without data.
+int write_base_run(Writer& w, uint64_t start, uint64_t end) {
+  uint64_t head[2] = {start, (end - start) | fmt::kBaseRun};
+  uint64_t h = fmt::hash(head, sizeof head, head[0] ^ head[1]);
+  struct iovec iov[2] = {{head, sizeof head}, {&h, sizeof h}};
+  int err = write_iov(w.fd, iov, 2);
+  if (err) return err;
+  w.chain = fmt::chain(w.chain, h);
+  ++w.chunks;
+  w.total += fmt::kChunkHeadBytes + fmt::kChunkTailBytes;
+  return 0;
+}
+
+// A page is left to a delta's base when it exists and still carries the
+// write-protect bit the tracker set before the base was written: nothing
+// wrote it since. Decided here, as the page is reached, so that no write of
+// the preparation can slip in between.
+bool left_to_base(Writer& w, uint64_t page, uint64_t entry) {
+  if (!w.armed) return false;
+  while (w.at < w.armed->size() && (*w.armed)[w.at].second <= page) ++w.at;
+  return w.at < w.armed->size() && (*w.armed)[w.at].first <= page && (entry >> 62) != 0 && ((entry >> 57) & 1);
+}
+
 // Anonymous memory: only pages that exist (present or swapped); the others
 // read as zero in a fresh mapping. A file's private copy is written whole:
 // its untouched pages are the file's, which a fresh mapping would not have.
+// A delta leaves the pages its base holds as they are to the base.
 int write_region(Writer& w, const Region& r, int pagemap_fd) {
   if (r.file_backed()) return write_range(w, r.start, r.end);
+  const bool may_leave = r.kind == RegionKind::kData || r.kind == RegionKind::kHeap;
   uint64_t entries[kPagemapBatch];
   uint64_t run_start = 0;
-  bool in_run = false;
+  enum : uint8_t { kNone, kHere, kBase } run = kNone;
+  auto flush = [&](uint64_t end) { return run == kHere ? write_range(w, run_start, end) : run == kBase ? write_base_run(w, run_start, end) : 0; };
   for (uint64_t page = r.start; page < r.end;) {
     uint64_t n = (r.end - page) / kPage;
     if (n > kPagemapBatch) n = kPagemapBatch;
@@ -230,23 +277,20 @@ int write_region(Writer& w, const Region& r, int pagemap_fd) {
     if (got <= 0) return got < 0 ? errno : EIO;
     uint64_t k = static_cast<uint64_t>(got) / 8;
     for (uint64_t i = 0; i < k; ++i, page += kPage) {
-      bool exists = (entries[i] >> 62) != 0;  // bit 63 present, bit 62 swapped
-      if (exists && !in_run) {
-        run_start = page;
-        in_run = true;
-      } else if (!exists && in_run) {
-        int err = write_range(w, run_start, page);
-        if (err) return err;
-        in_run = false;
-      }
+      const bool exists = (entries[i] >> 62) != 0;  // bit 63 present, bit 62 swapped
+      const auto kind = !exists ? kNone : may_leave && left_to_base(w, page, entries[i]) ? kBase : kHere;
+      if (kind == run) continue;
+      if (int err = flush(page)) return err;
+      run = kind;
+      run_start = page;
     }
   }
-  return in_run ? write_range(w, run_start, r.end) : 0;
+  return flush(r.end);
 }
 
-int write_image(const CaptureWork& work) {
+int write_image(CaptureWork& work) {
   int fd = work.out_fd;
-  Writer w{fd};
+  Writer w{fd, work.armed};
   uint8_t header[fmt::kHeaderBytes];
   fmt::Header h;
   h.meta_bytes = work.meta_bytes.size();
@@ -273,10 +317,12 @@ int write_image(const CaptureWork& work) {
   uint8_t trailer[fmt::kTrailerBytes];
   fmt::encode_trailer(t, trailer);
   struct iovec tv[1] = {{trailer, sizeof trailer}};
-  return write_iov(fd, tv, 1);
+  err = write_iov(fd, tv, 1);
+  if (!err) work.chain = w.chain;  // the image is whole: its frames may change
+  return err;
 }
 
-int write_image_entry(void* work) { return write_image(*static_cast<const CaptureWork*>(work)); }
+int write_image_entry(void* work) { return write_image(*static_cast<CaptureWork*>(work)); }
 
 // Calls fn(arg) with the stack pointer at `top`, back on this stack after.
 int call_on_stack(uint64_t top, int (*fn)(void*), void* arg) {
@@ -329,10 +375,10 @@ __attribute__((constructor)) void restore_hook() {
 
 }  // namespace
 
-Result<Captured> capture_self(int out_fd, const std::string& leave_out) {
+Result<Captured> capture_self(int out_fd, const std::string& leave_out, DeltaTracker* delta) {
   CaptureWork work;
   work.out_fd = out_fd;
-  std::string e = prepare(out_fd, leave_out, work);
+  std::string e = prepare(out_fd, leave_out, delta, work);
   if (!e.empty()) {
     if (work.pagemap_fd >= 0) ::close(work.pagemap_fd);
     if (work.writer_stack) ::munmap(reinterpret_cast<void*>(work.writer_stack), kWriterStack);
@@ -340,11 +386,15 @@ Result<Captured> capture_self(int out_fd, const std::string& leave_out) {
   }
   // From here to the end of the image: no allocation, no change to `work`
   // nor to this frame.
-  if (setjmp(g_capture_point) != 0) return finish_resume();
+  if (setjmp(g_capture_point) != 0) {
+    if (delta) delta->forget();
+    return finish_resume();
+  }
   int err = call_on_stack(work.writer_stack + kWriterStack, write_image_entry, &work);
   ::close(work.pagemap_fd);
   ::munmap(reinterpret_cast<void*>(work.writer_stack), kWriterStack);
   if (err) return Error{std::string("capture_self: writing the image failed: ") + std::strerror(err)};
+  if (delta) delta->captured(work.chain, !work.armed);
   return Captured::kSaved;
 }
 

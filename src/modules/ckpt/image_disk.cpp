@@ -29,30 +29,39 @@ Error DiskStore::prepare() const {
   return {};
 }
 
-std::string DiskStore::path_of(int rank, uint64_t number) const {
-  return ckpt_files::image_path(dir_, job_, rank, number);
+std::string DiskStore::path_of(int rank, uint64_t number, uint64_t base) const {
+  return ckpt_files::image_path(dir_, job_, rank, number, base);
 }
 
-std::string DiskStore::temp_path(int rank, uint64_t number) const {
-  return path_of(rank, number) + ".tmp";
+bool DiskStore::holds(int rank, uint64_t number) const {
+  struct stat st;
+  return ::stat(path_of(rank, number).c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-Result<int> DiskStore::begin(int rank, uint64_t number) const {
-  std::string tmp = temp_path(rank, number);
+std::string DiskStore::temp_path(int rank, uint64_t number, uint64_t base) const {
+  return path_of(rank, number, base) + ".tmp";
+}
+
+Result<int> DiskStore::begin(int rank, uint64_t number, uint64_t base) const {
+  std::string tmp = temp_path(rank, number, base);
   int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
   if (reuse_ == Reuse::kSpare) {
-    // The spare: the whole image just older than the rank's newest; the
-    // newest stays untouched until this one is whole.
+    // The newest image and its base stay untouched until this one is whole.
     std::vector<ckpt_files::ImageFile> older = older_images(rank, number);
-    if (older.size() > 1 && ::rename(older[1].path.c_str(), tmp.c_str()) == 0) flags &= ~O_TRUNC;
+    for (size_t i = 1; i < older.size(); ++i) {
+      const ckpt_files::ImageFile& f = older[i];
+      if (f.number == older[0].base || (f.base != 0) != (base != 0)) continue;
+      if (::rename(f.path.c_str(), tmp.c_str()) == 0) flags &= ~O_TRUNC;
+      break;
+    }
   }
   int fd = ::open(tmp.c_str(), flags, 0600);
   if (fd < 0) return Error{errno_text("cannot create " + tmp)};
   return fd;
 }
 
-Error DiskStore::commit(int fd, int rank, uint64_t number) const {
-  std::string tmp = temp_path(rank, number), final_path = path_of(rank, number);
+Error DiskStore::commit(int fd, int rank, uint64_t number, uint64_t base) const {
+  std::string tmp = temp_path(rank, number, base), final_path = path_of(rank, number, base);
   // A spare written over may have been longer than this image.
   const off_t end = ::lseek(fd, 0, SEEK_CUR);
   if (end < 0 || ::ftruncate(fd, end) != 0) {
@@ -68,9 +77,17 @@ Error DiskStore::commit(int fd, int rank, uint64_t number) const {
   }
   if (::close(fd) != 0) return {errno_text("cannot close " + tmp)};
   if (::rename(tmp.c_str(), final_path.c_str()) != 0) return {errno_text("cannot rename " + tmp)};
-  // With kSpare the newest of the older images is the next spare.
-  std::vector<ckpt_files::ImageFile> older = older_images(rank, number);
-  for (size_t i = reuse_ == Reuse::kSpare ? 1 : 0; i < older.size(); ++i) ::unlink(older[i].path.c_str());
+  // With kSpare the newest whole and incremental images not needed are the next spares.
+  bool spare_whole = reuse_ == Reuse::kSpare, spare_delta = reuse_ == Reuse::kSpare;
+  for (const ckpt_files::ImageFile& f : older_images(rank, number)) {
+    if (f.number == base) continue;
+    bool& spare = f.base ? spare_delta : spare_whole;
+    if (spare) {
+      spare = false;
+      continue;
+    }
+    ::unlink(f.path.c_str());
+  }
   return {};
 }
 
@@ -82,9 +99,9 @@ std::vector<ckpt_files::ImageFile> DiskStore::older_images(int rank, uint64_t nu
   return out;
 }
 
-void DiskStore::abandon(int fd, int rank, uint64_t number) const {
+void DiskStore::abandon(int fd, int rank, uint64_t number, uint64_t base) const {
   ::close(fd);
-  ::unlink(temp_path(rank, number).c_str());
+  ::unlink(temp_path(rank, number, base).c_str());
 }
 
 uint64_t DiskStore::latest(int rank) const { return ckpt_files::newest_image(dir_, job_, rank).number; }

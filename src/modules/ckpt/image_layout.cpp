@@ -160,6 +160,8 @@ void encode_meta(const ImageMeta& m, std::vector<uint8_t>& out) {
     e.str(f.path);
   }
   e.str(m.cwd);
+  e.str(m.base_path);
+  e.u64(m.base_chain);
 }
 
 std::string decode_meta(const uint8_t* p, size_t n, ImageMeta& m) {
@@ -217,6 +219,8 @@ std::string decode_meta(const uint8_t* p, size_t n, ImageMeta& m) {
     m.files.push_back(std::move(f));
   }
   m.cwd = d.str(4096);
+  m.base_path = d.str(4096);
+  m.base_chain = d.u64();
   if (!d.done()) return "image metadata is truncated or has trailing bytes";
   return "";
 }

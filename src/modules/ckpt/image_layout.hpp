@@ -77,6 +77,12 @@ struct ImageMeta {
   std::vector<Region> regions;
   std::vector<OpenFile> files;
   std::string cwd;  // the working directory (relative paths must keep resolving)
+  // An incremental image (spec/checkpoint-image.md §4a): the whole image it
+  // builds on, by path and by the chain value of its trailer; its base runs
+  // (chunks without data) name the pages that are that image's. Empty path:
+  // a whole image.
+  std::string base_path;
+  uint64_t base_chain = 0;
 };
 
 void encode_meta(const ImageMeta& m, std::vector<uint8_t>& out);

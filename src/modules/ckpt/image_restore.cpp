@@ -17,6 +17,7 @@
 
 #include "base/ckpt_image_format.hpp"
 #include "modules/ckpt/image.hpp"
+#include "modules/ckpt/image_delta.hpp"
 #include "modules/ckpt/image_layout.hpp"
 #include "modules/ckpt/image_restore_core.hpp"
 
@@ -53,6 +54,7 @@ struct Plan {
   ImageMeta meta;
   std::vector<MapsLine> own;
   uint64_t image_addr = 0, image_len = 0;  // where the image is readable now
+  uint64_t base_addr = 0, base_len = 0;    // an incremental image's base, mapped
   std::vector<Op> ops;
   std::vector<std::pair<uint64_t, uint64_t>> taken;  // ranges reserved for the restore itself
   std::vector<uint8_t> keep;                           // by own mapping: an identical file mapping stays
@@ -138,6 +140,41 @@ std::string load_image(int fd, Plan& p) {
     return "image is torn: the stream ended after " + std::to_string(have) + " bytes, before its trailer";
   if (file && scan.total_bytes() != have) return "image file has bytes after its trailer";
   ::close(fd);
+  return "";
+}
+
+// An incremental image's base: a whole image file, the one the image names
+// (its trailer's chain), of the same executable; mapped beside the image.
+std::string load_base(Plan& p) {
+  const std::string& path = p.meta.base_path;
+  const std::string what = "the image's base " + path;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "cannot open " + what + ": " + std::strerror(errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < static_cast<off_t>(fmt::kHeaderBytes)) {
+    ::close(fd);
+    return what + " is not a whole image file";
+  }
+  p.base_len = page_up(static_cast<uint64_t>(st.st_size));
+  uint64_t at = pick_free(p, p.base_len);
+  void* m = at == 0 ? MAP_FAILED
+                    : ::mmap(reinterpret_cast<void*>(at), p.base_len, PROT_READ,
+                             MAP_PRIVATE | MAP_FIXED_NOREPLACE | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (m != reinterpret_cast<void*>(at)) return "cannot map " + what;
+  p.base_addr = at;
+  p.taken.emplace_back(at, at + p.base_len);
+  const auto* base = reinterpret_cast<const uint8_t*>(at);
+  fmt::Scanner scan;
+  if (scan.scan(base, static_cast<uint64_t>(st.st_size)) != fmt::Scanner::State::kComplete)
+    return what + " is not a whole image: " + (scan.error().empty() ? "it is torn" : scan.error());
+  if (scan.final_chain() != p.meta.base_chain) return what + " is not the image it was taken on (another image has its name)";
+  ImageMeta bm;
+  std::string e = decode_meta(base + fmt::kHeaderBytes, scan.header().meta_bytes, bm);
+  if (!e.empty()) return what + ": " + e;
+  if (!bm.base_path.empty()) return what + " is itself incremental";
+  if (bm.exe_dev != p.meta.exe_dev || bm.exe_inode != p.meta.exe_inode || bm.exe_mtime_ns != p.meta.exe_mtime_ns)
+    return what + " was taken from another executable";
   return "";
 }
 
@@ -305,22 +342,65 @@ std::string plan_unmaps(Plan& p) {
   return "";
 }
 
+// The pages an incremental image leaves to its base (its base runs, in
+// address order): copied from the base's chunks, which must hold every one.
+std::string plan_base_copies(Plan& p, const PageRuns& runs) {
+  if (runs.empty()) return "";
+  if (!p.base_addr) return "the image has base runs but names no base";
+  const auto* base = reinterpret_cast<const uint8_t*>(p.base_addr);
+  fmt::Header h;
+  fmt::decode_header(base, h);
+  uint64_t pos = fmt::kHeaderBytes + h.meta_bytes;
+  uint64_t wanted = 0, copied = 0;
+  for (const auto& [a, b] : runs) wanted += b - a;
+  size_t run = 0;
+  for (;;) {
+    uint64_t addr, len;
+    __builtin_memcpy(&addr, base + pos, 8);
+    if (addr == fmt::kEndWord) break;
+    __builtin_memcpy(&len, base + pos + 8, 8);
+    if (len & fmt::kBaseRun) return "the image's base " + p.meta.base_path + " is itself incremental";
+    const uint64_t data = p.base_addr + pos + fmt::kChunkHeadBytes;
+    while (run < runs.size() && runs[run].second <= addr) ++run;
+    for (size_t i = run; i < runs.size() && runs[i].first < addr + len; ++i) {
+      const uint64_t s = std::max(runs[i].first, addr), e = std::min(runs[i].second, addr + len);
+      if (s >= e) continue;
+      p.ops.push_back({OpCode::kCopy, -1, s, data + (s - addr), e - s, 0, 0});
+      copied += e - s;
+    }
+    pos += fmt::kChunkHeadBytes + len + fmt::kChunkTailBytes;
+  }
+  if (copied != wanted)
+    return "the image's base holds " + std::to_string(copied / kPage) + " of the " + std::to_string(wanted / kPage) +
+           " pages the image takes from it";
+  return "";
+}
+
 std::string plan_contents(Plan& p) {
   // Chunks: each inside one saved region.
   auto* base = reinterpret_cast<const uint8_t*>(p.image_addr);
   fmt::Header h;
   fmt::decode_header(base, h);
   uint64_t pos = fmt::kHeaderBytes + h.meta_bytes;
+  PageRuns from_base;
   for (;;) {
     uint64_t addr, len;
     __builtin_memcpy(&addr, base + pos, 8);
     if (addr == fmt::kEndWord) break;
     __builtin_memcpy(&len, base + pos + 8, 8);
+    const bool base_run = (len & fmt::kBaseRun) != 0;
+    len &= ~fmt::kBaseRun;
     bool inside = false;
     for (const Region& r : p.meta.regions)
-      inside |= (r.kind == RegionKind::kData || r.kind == RegionKind::kHeap || r.kind == RegionKind::kStack) &&
-                addr >= r.start && addr + len <= r.end;
+      inside |= (r.kind == RegionKind::kData || r.kind == RegionKind::kHeap || (!base_run && r.kind == RegionKind::kStack)) &&
+                !(base_run && r.file_backed()) && addr >= r.start && addr + len <= r.end;
     if (!inside) return "image chunk at " + hex(addr) + " lies outside the image's saved regions";
+    if (base_run) {
+      if (!from_base.empty() && from_base.back().second > addr) return "image base runs are out of order (corrupt)";
+      from_base.emplace_back(addr, addr + len);
+      pos += fmt::kChunkHeadBytes + fmt::kChunkTailBytes;
+      continue;
+    }
     p.ops.push_back({OpCode::kCopy, -1, addr, p.image_addr + pos + fmt::kChunkHeadBytes, len, 0, 0});
     pos += fmt::kChunkHeadBytes + len + fmt::kChunkTailBytes;
   }
@@ -343,13 +423,16 @@ std::string plan_contents(Plan& p) {
   }
   auto first_copy = std::find_if(p.ops.begin(), p.ops.end(), [](const Op& o) { return o.code == OpCode::kCopy; });
   p.ops.insert(first_copy, discard.begin(), discard.end());
+  std::string e = plan_base_copies(p, from_base);
+  if (!e.empty()) return e;
   for (const Region& r : p.meta.regions) {
     bool saved = r.kind == RegionKind::kData || r.kind == RegionKind::kHeap || r.kind == RegionKind::kStack;
     if (saved && r.prot != (PROT_READ | PROT_WRITE))
       p.ops.push_back({OpCode::kProtect, -1, r.start, r.end - r.start, r.prot, 0, 0});
   }
-  // The image's own area is not needed once copied.
+  // The image's own areas are not needed once copied.
   p.ops.push_back({OpCode::kUnmap, -1, p.image_addr, p.image_len, 0, 0, 0});
+  if (p.base_addr) p.ops.push_back({OpCode::kUnmap, -1, p.base_addr, p.base_len, 0, 0, 0});
   return "";
 }
 
@@ -381,6 +464,7 @@ std::string plan_files(Plan& p) {
 Error restore_from(int in_fd) {
   Plan p;
   std::string e = load_image(in_fd, p);
+  if (e.empty() && !p.meta.base_path.empty()) e = load_base(p);
   if (e.empty()) e = check_identity(p);
   if (e.empty()) e = plan_layout(p);
   if (e.empty()) e = plan_contents(p);

@@ -38,6 +38,7 @@ Module::Module(p2p::Engine& engine, rte::Client& client, logging::Module& loggin
   if (engine_.self().incarnation == 0) kill_at_ckpt_ = kill_point(engine_.self().slot);
   store_ = store_from_environment();
   store_.slot = engine_.self().slot;
+  if (params::get_bool("FTMPI_CKPT_DELTA", true)) store_.delta = &delta_;
 }
 
 // Tests: FTMPI_INJECT_CKPT_KILL=slot:n makes the first incarnation of `slot`
@@ -142,6 +143,10 @@ bool Module::write_own_image(rte::proto::CkptFacts& f) {
     return false;
   }
   f.store = rte::proto::CkptFacts::kStoreMemory;
+  if (!delta_.unavailable().empty() && !told_no_delta_) {
+    told_no_delta_ = true;
+    FTMPI_LOG(kInfo, "ckpt", "every image is whole: %s", delta_.unavailable().c_str());
+  }
   f.ok = m.ok;
   f.why = m.ok ? "" : "the image was not written: " + m.error;
   f.stored_bytes = m.bytes;

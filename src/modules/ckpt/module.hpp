@@ -59,6 +59,8 @@ class Module final : public logging::CheckpointHook, public RestoredHook {
   uint64_t kill_at_ckpt_ = 0;  // FTMPI_INJECT_CKPT_KILL (tests), first incarnation only
   uint64_t taken_ = 0;         // checkpoints this incarnation forked
   StoreTarget store_;          // where the frozen copy also writes its image
+  DeltaTracker delta_;         // the memory store's incremental images
+  bool told_no_delta_ = false;
   // Per checkpoint reported and not yet held by the runtime: what its image
   // had received from each slot, and sent to each.
   struct Counts {

@@ -60,21 +60,34 @@ Result<Captured> to_buddy(const StoreTarget& t, const std::string& leave_out, ui
   return Captured::kSaved;
 }
 
-Result<Captured> to_disk(const StoreTarget& t, const std::string& leave_out, uint64_t& bytes) {
-  DiskStore store(t.dir, t.job,
-                  t.kind == CkptFacts::kStoreMemory ? DiskStore::Reuse::kSpare : DiskStore::Reuse::kNone);
-  auto b = store.begin(t.slot, t.number);
-  if (!b.ok()) return b.error();
+// With a tracker (the memory store), an incremental image when it pays.
+Result<Captured> to_disk(const StoreTarget& t, const std::string& leave_out, uint64_t& bytes, std::string& where) {
+  const bool memory = t.kind == CkptFacts::kStoreMemory;
+  DiskStore store(t.dir, t.job, memory ? DiskStore::Reuse::kSpare : DiskStore::Reuse::kNone);
+  DeltaTracker* d = memory ? t.delta : nullptr;
+  uint64_t base = d ? d->base_number() : 0;
+  if (base && !(store.holds(t.slot, base) && d->plan_delta(store.path_of(t.slot, base)))) base = 0;
+  where = store.path_of(t.slot, t.number, base);
+  auto b = store.begin(t.slot, t.number, base);
+  if (!b.ok()) {
+    if (d) d->not_stored();
+    return b.error();
+  }
   const int fd = b.value();
-  auto r = capture_self(fd, leave_out);
+  auto r = capture_self(fd, leave_out, d);
   if (r.ok() && r.value() == Captured::kResumed) return r;
   if (!r.ok()) {
-    store.abandon(fd, t.slot, t.number);
+    store.abandon(fd, t.slot, t.number, base);
+    if (d) d->not_stored();
     return r.error();
   }
   const off_t end = ::lseek(fd, 0, SEEK_CUR);
   bytes = end > 0 ? static_cast<uint64_t>(end) : 0;
-  if (Error e = store.commit(fd, t.slot, t.number); !e.ok()) return e;
+  if (Error e = store.commit(fd, t.slot, t.number, base); !e.ok()) {
+    if (d) d->not_stored();
+    return e;
+  }
+  if (d) d->stored(t.number);
   return Captured::kSaved;
 }
 
@@ -130,8 +143,7 @@ CopyOutcome store_image(const StoreTarget& t, const std::string& leave_out, rte:
   uint64_t bytes = 0;
   Result<Captured> r = Error{"no buddy checkpoint server was named"};
   if (t.kind == CkptFacts::kStoreDisk || t.kind == CkptFacts::kStoreMemory) {
-    m.where = DiskStore(t.dir, t.job).path_of(t.slot, t.number);
-    r = to_disk(t, leave_out, bytes);
+    r = to_disk(t, leave_out, bytes, m.where);
   } else if (!t.buddy_addr.empty()) {
     m.where = t.buddy_addr + ":" + std::to_string(t.buddy_port);
     r = to_buddy(t, leave_out, bytes);

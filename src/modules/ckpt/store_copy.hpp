@@ -7,12 +7,14 @@
 //
 // The memory store (§2b) writes the same disk image, into the host's shared
 // memory, from the rank itself: no fork, so none of the copy-on-write faults
-// that a frozen copy costs the rank afterwards.
+// that a frozen copy costs the rank afterwards; and, since the pages are the
+// rank's own, incremental images (image_delta.hpp).
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include "base/auth.hpp"
+#include "modules/ckpt/image_delta.hpp"
 #include "rte/proto/ckpt_messages.hpp"
 
 namespace ftmpi::ckpt {
@@ -30,6 +32,7 @@ struct StoreTarget {
   int32_t slot = 0;
   uint64_t number = 0;
   int daemon_pid = 0;    // whose datagram socket hears the outcome
+  DeltaTracker* delta = nullptr;  // memory store: the rank's tracker across its images
 };
 
 // The store the job uses: FTMPI_CKPT_STORE (buddy, disk:DIR, memory:DIR) and
