@@ -11,13 +11,15 @@ in three configurations run interleaved:
 
   bench/ckpt/run_cg_ckpt.py [--build DIR] [--np 8] [--n 128] [--runs 3]
       [--tol T] [--maxit N] [--interval 10s] [--kill-every 45s] [--store local|memory|buddy|disk:DIR]
-      [--also-store STORE ...] [--also-args "MPIRUN ARGS" ...]
+      [--also-store STORE ...] [--also-args "MPIRUN ARGS" ...] [--also-env VAR=VALUE ...]
 
 --also-store adds a configuration "ckpt (STORE)": the same checkpoints with
 another store, in the same interleaved rounds (e.g. local beside memory:
 a frozen fork against an image the rank writes itself). --also-args adds
 "ckpt (ARGS)": the ckpt configuration with more mpirun options (e.g.
-"--ckpt-max-concurrent=8").
+"--ckpt-max-concurrent=8"). --also-env adds "ckpt (VAR=VALUE)": the ckpt
+configuration with that variable in the job's environment (e.g.
+FTMPI_CKPT_DELTA=0: every memory-store image whole).
 
 Medians per configuration and the ratios to plain, with the load average
 before and after. The run must be longer than the kill interval for a kill
@@ -40,12 +42,12 @@ def load():
     return "load average %.1f %.1f %.1f" % os.getloadavg()
 
 
-def run(a, extra):
+def run(a, extra, env=None):
     exe = os.path.join(a.build, "examples", "cg_checksum")
     cmd = [os.path.join(a.build, "bin", "mpirun"), "-np", str(a.np), "--ft-transparent", "--summary"] + extra
     cmd += [exe, "-n", str(a.n), "-q"] + (["-t", a.tol] if a.tol else []) + (["-i", str(a.maxit)] if a.maxit else [])
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=dict(os.environ, **(env or {})))
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     # Every rank, daemon and restorer is waited for by its parent: their CPU
     # time reaches us, copy-on-write faults and image writes included. Less
@@ -74,19 +76,21 @@ def main():
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--also-store", action="append", default=[])
     ap.add_argument("--also-args", action="append", default=[])
+    ap.add_argument("--also-env", action="append", default=[])
     a = ap.parse_args()
     if not os.path.exists(os.path.join(a.build, "examples", "cg_checksum")):
         raise SystemExit("build/examples/cg_checksum is not built (needs ISA-L)")
     ckpt = ["--ckpt-interval=" + a.interval, "--ckpt-store=" + a.store]
     kills = ckpt + ["--inject", f"kill random at={a.kill_every} every={a.kill_every}", "--inject-seed", str(a.seed)]
-    configs = [("plain", []), ("ckpt", ckpt), ("ckpt+kills", kills)]
-    configs += [(f"ckpt ({s})", ["--ckpt-interval=" + a.interval, "--ckpt-store=" + s]) for s in a.also_store]
-    configs += [(f"ckpt ({x})", ckpt + shlex.split(x)) for x in a.also_args]
+    configs = [("plain", [], {}), ("ckpt", ckpt, {}), ("ckpt+kills", kills, {})]
+    configs += [(f"ckpt ({s})", ["--ckpt-interval=" + a.interval, "--ckpt-store=" + s], {}) for s in a.also_store]
+    configs += [(f"ckpt ({x})", ckpt + shlex.split(x), {}) for x in a.also_args]
+    configs += [(f"ckpt ({x})", ckpt, dict([x.split("=", 1)])) for x in a.also_env]
     print(load())
-    res = {name: [] for name, _ in configs}
+    res = {name: [] for name, _, _ in configs}
     for _ in range(a.runs):
-        for name, extra in configs:
-            res[name].append(run(a, extra))
+        for name, extra, env in configs:
+            res[name].append(run(a, extra, env))
             t, f, c, cpu = res[name][-1]
             print(f"  {name}: {t:.2f} s, {cpu:.1f} s CPU, {c} checkpoints, {f} failures survived", flush=True)
     base = statistics.median(r[0] for r in res["plain"])
@@ -96,7 +100,7 @@ def main():
     print("| configuration | time to solution (s) | CPU of all processes (s) | checkpoints | failures "
           "| time ratio | CPU ratio |")
     print("|---|---|---|---|---|---|---|")
-    for name, _ in configs:
+    for name, _, _ in configs:
         t = statistics.median(r[0] for r in res[name])
         f = statistics.median(r[1] for r in res[name])
         c = statistics.median(r[2] for r in res[name])
