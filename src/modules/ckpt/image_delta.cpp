@@ -7,7 +7,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 // Linux 6.7's names; Debian 12's headers predate them.
@@ -50,6 +52,19 @@ std::string count(int pagemap_fd, uint64_t start, uint64_t end, uint64_t& exist,
   return "";
 }
 
+uint64_t anonymous_resident_pages() {
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[256];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  unsigned long long size = 0, resident = 0, shared = 0;
+  if (std::sscanf(buf, "%llu %llu %llu", &size, &resident, &shared) != 3 || shared > resident) return 0;
+  return resident - shared;
+}
+
 }  // namespace
 
 DeltaTracker::~DeltaTracker() { close_fd(); }
@@ -69,7 +84,11 @@ bool DeltaTracker::plan_delta(const std::string& base_path) {
   for (const auto& [a, b] : armed_)
     if (e.empty()) e = count(pm, a, b, exist, kept);
   ::close(pm);
-  if (!e.empty() || kept * 2 < exist) return false;
+  // A whole image holds about the anonymous resident pages (statm: resident
+  // less file-backed and shared); a delta those less the kept ones. Memory
+  // mapped since the base (a sender log's new chunks) counts against it.
+  const uint64_t whole = anonymous_resident_pages();
+  if (!e.empty() || whole == 0 || (whole - std::min(kept, whole)) * 2 > whole) return false;
   base_path_ = base_path;
   planned_ = true;
   return true;

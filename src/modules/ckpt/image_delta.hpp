@@ -34,9 +34,10 @@ class DeltaTracker {
   // The store's number of the whole image a delta would build on; 0: none.
   uint64_t base_number() const { return base_number_; }
   // Before a capture: the next image is a delta on the base (which the
-  // store holds at `base_path`) when tracking works and at least half of
-  // the pages a whole image would hold are still as the base has them.
-  // Otherwise the capture writes a whole image and tracks from there.
+  // store holds at `base_path`) when tracking works and the delta would be
+  // at most half of a whole image: the anonymous resident pages less those
+  // still as the base has them. Otherwise the capture writes a whole image
+  // and tracks from there.
   bool plan_delta(const std::string& base_path);
   // The store holds the image the last capture wrote, as `number`.
   void stored(uint64_t number);
