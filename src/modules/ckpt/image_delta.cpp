@@ -87,8 +87,13 @@ bool DeltaTracker::plan_delta(const std::string& base_path) {
   // A whole image holds about the anonymous resident pages (statm: resident
   // less file-backed and shared); a delta those less the kept ones. Memory
   // mapped since the base (a sender log's new chunks) counts against it.
+  // At most a quarter: a delta lands in fresh file pages more often than a
+  // whole image, which is written over its spare, and a fresh page of shared
+  // memory costs several times its copy on the VMs measured (a page the
+  // host took back); a delta also keeps its base from being the next spare
+  // (docs/benchmarks.md, CG with checkpoints).
   const uint64_t whole = anonymous_resident_pages();
-  if (!e.empty() || whole == 0 || (whole - std::min(kept, whole)) * 2 > whole) return false;
+  if (!e.empty() || whole == 0 || (whole - std::min(kept, whole)) * 4 > whole) return false;
   base_path_ = base_path;
   planned_ = true;
   return true;

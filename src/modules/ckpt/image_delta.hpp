@@ -35,8 +35,8 @@ class DeltaTracker {
   uint64_t base_number() const { return base_number_; }
   // Before a capture: the next image is a delta on the base (which the
   // store holds at `base_path`) when tracking works and the delta would be
-  // at most half of a whole image: the anonymous resident pages less those
-  // still as the base has them. Otherwise the capture writes a whole image
+  // at most a quarter of a whole image: the anonymous resident pages less
+  // those still as the base has them. Otherwise the capture writes a whole image
   // and tracks from there.
   bool plan_delta(const std::string& base_path);
   // The store holds the image the last capture wrote, as `number`.
