@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Capture and restore time per GiB of resident memory (spec/checkpoint-image.md).
 
-usage: run_image_bench.py BUILD_DIR [MIB ...] [--dir DIR] [--reps N]
+usage: run_image_bench.py BUILD_DIR [MIB ...] [--dir DIR] [--reps N] [--series PCT ...]
 Figures are seconds per GiB of image, wall and CPU (user + system) of the
 capturing or restored process. Captures ckpt_image_bench with MIB MiB of heap into a file in DIR (fsync'd),
 and into a socket read by this script into memory; then restores from the
@@ -12,9 +12,16 @@ it holds itself, CheckpointServer::image_memfd). Restore time is from just
 before the restorer is started to the resumed process's first instruction
 after capture_self returned, exec and checks included, and the restorer's
 CPU time (user + system: less sensitive to a loaded machine). Prints the load.
+
+--series PCT: instead, 8 images in a row into DIR as the memory store writes
+them (spare files written over), PCT% of the heap written between two, with
+incremental images and with whole ones only, interleaved --reps times:
+medians of the images after the first two (the spares exist by then) and
+their sizes (spec/checkpoint-image.md §4a).
 """
 import argparse
 import os
+import statistics
 import socket
 import subprocess
 import threading
@@ -38,9 +45,14 @@ def main():
     ap.add_argument("mib", nargs="*", type=int, default=[256, 1024])
     ap.add_argument("--dir", default="/tmp")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--series", type=float, action="append", default=[])
     a = ap.parse_args()
     prog = os.path.join(a.build, "bench", "ckpt", "ckpt_image_bench")
     print("load average before: %s" % open("/proc/loadavg").read().split()[:3])
+    if a.series:
+        series(a, prog)
+        print("load average after: %s" % open("/proc/loadavg").read().split()[:3])
+        return
     for mib in a.mib:
         for rep in range(a.reps):
             path = os.path.join(a.dir, "ckpt-bench-%d.img" % os.getpid())
@@ -102,6 +114,29 @@ def main():
                   (mib, size / 1048576.0, cap_file / gib, cpu_cap_file / gib, cap_sock / gib, cpu_cap_sock / gib,
                    rest_file / gib, cpu_file / gib, rest_sock / gib, cpu_sock / gib, rest_mem / gib, cpu_mem / gib))
     print("load average after: %s" % open("/proc/loadavg").read().split()[:3])
+
+
+def series(a, prog):
+    print("| heap MiB | written between images | images | time per image (ms) | size (MiB) |")
+    print("|---|---|---|---|---|")
+    for mib in a.mib:
+        for pct in a.series:
+            got = {"delta": [], "whole": []}
+            for _ in range(a.reps):
+                for how in ("delta", "whole"):
+                    d = os.path.join(a.dir, "ckpt-series-%d" % os.getpid())
+                    out, _ = run([prog, str(mib), "series", d, str(pct), how])
+                    os.rmdir(d)
+                    for line in out.splitlines()[2:]:  # image N KIND SIZE bytes T s
+                        f = line.split()
+                        got[how].append((f[2], int(f[3]), float(f[5])))
+            for how in ("delta", "whole"):
+                kinds = sorted(set(k for k, _, _ in got[how]))
+                for k in kinds:
+                    rows = [(b, t) for kk, b, t in got[how] if kk == k]
+                    print("| %d | %g%% | %s: %d %s | %.1f | %.1f |" % (
+                        mib, pct, how, len(rows), k, 1000 * statistics.median(t for _, t in rows),
+                        statistics.median(b for b, _ in rows) / 1048576.0))
 
 
 if __name__ == "__main__":

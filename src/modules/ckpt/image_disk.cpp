@@ -42,19 +42,22 @@ std::string DiskStore::temp_path(int rank, uint64_t number, uint64_t base) const
   return path_of(rank, number, base) + ".tmp";
 }
 
+std::string DiskStore::spare(int rank, uint64_t number, bool delta) const {
+  if (reuse_ != Reuse::kSpare) return "";
+  // The newest image and its base stay untouched until the next one is whole.
+  std::vector<ckpt_files::ImageFile> older = older_images(rank, number);
+  for (size_t i = 1; i < older.size(); ++i)
+    if (older[i].number != older[0].base && (older[i].base != 0) == delta) return older[i].path;
+  return "";
+}
+
+bool DiskStore::has_whole_spare(int rank, uint64_t number) const { return !spare(rank, number, false).empty(); }
+
 Result<int> DiskStore::begin(int rank, uint64_t number, uint64_t base) const {
   std::string tmp = temp_path(rank, number, base);
   int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-  if (reuse_ == Reuse::kSpare) {
-    // The newest image and its base stay untouched until this one is whole.
-    std::vector<ckpt_files::ImageFile> older = older_images(rank, number);
-    for (size_t i = 1; i < older.size(); ++i) {
-      const ckpt_files::ImageFile& f = older[i];
-      if (f.number == older[0].base || (f.base != 0) != (base != 0)) continue;
-      if (::rename(f.path.c_str(), tmp.c_str()) == 0) flags &= ~O_TRUNC;
-      break;
-    }
-  }
+  const std::string reuse = spare(rank, number, base != 0);
+  if (!reuse.empty() && ::rename(reuse.c_str(), tmp.c_str()) == 0) flags &= ~O_TRUNC;
   int fd = ::open(tmp.c_str(), flags, 0600);
   if (fd < 0) return Error{errno_text("cannot create " + tmp)};
   return fd;

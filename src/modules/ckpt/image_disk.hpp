@@ -36,6 +36,9 @@ class DiskStore {
   std::string path_of(int rank, uint64_t number, uint64_t base = 0) const;
   // Whether the rank's whole image `number` is here.
   bool holds(int rank, uint64_t number) const;
+  // With kSpare: whether image `number` of `rank`, if whole, would be
+  // written over a spare rather than into fresh pages.
+  bool has_whole_spare(int rank, uint64_t number) const;
   // The temporary file for image `number` of `rank` (descriptor,
   // close-on-exec, at offset 0): a new one, or with kSpare a spare of the
   // same kind renamed to the temporary name, to be written over. Neither
@@ -56,6 +59,9 @@ class DiskStore {
 
  private:
   std::string temp_path(int rank, uint64_t number, uint64_t base) const;
+  // With kSpare: the older image of that kind image `number` may be written
+  // over ("" if none).
+  std::string spare(int rank, uint64_t number, bool delta) const;
   // The rank's complete images numbered below `number`, newest first.
   std::vector<ckpt_files::ImageFile> older_images(int rank, uint64_t number) const;
   std::string dir_, job_;
