@@ -268,7 +268,10 @@ int write_region(Writer& w, const Region& r, int pagemap_fd) {
   uint64_t entries[kPagemapBatch];
   uint64_t run_start = 0;
   enum : uint8_t { kNone, kHere, kBase } run = kNone;
-  auto flush = [&](uint64_t end) { return run == kHere ? write_range(w, run_start, end) : run == kBase ? write_base_run(w, run_start, end) : 0; };
+  auto flush = [&](uint64_t end) {
+    if (run == kHere) return write_range(w, run_start, end);
+    return run == kBase ? write_base_run(w, run_start, end) : 0;
+  };
   for (uint64_t page = r.start; page < r.end;) {
     uint64_t n = (r.end - page) / kPage;
     if (n > kPagemapBatch) n = kPagemapBatch;

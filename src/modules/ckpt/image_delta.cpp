@@ -29,7 +29,8 @@ constexpr uint64_t kMinTracked = 256 * 1024;
 bool tracked(const MapsLine& l) {
   const bool anonymous =
       l.inode == 0 && (l.path.empty() || l.path == "[heap]" || l.path.rfind("[anon:", 0) == 0);
-  return anonymous && !l.shared && (l.prot & PROT_READ) && (l.prot & PROT_WRITE) && l.end - l.start >= kMinTracked;
+  return anonymous && !l.shared && (l.prot & PROT_READ) && (l.prot & PROT_WRITE) &&
+         l.end - l.start >= kMinTracked;
 }
 
 // Counts the pages of [start, end) that exist, and those of them that still
@@ -41,7 +42,8 @@ std::string count(int pagemap_fd, uint64_t start, uint64_t end, uint64_t& exist,
     if (n > kBatch) n = kBatch;
     ssize_t got = ::pread(pagemap_fd, entries, n * 8, static_cast<off_t>(page / kPage * 8));
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return std::string("cannot read /proc/self/pagemap: ") + std::strerror(got < 0 ? errno : EIO);
+    if (got <= 0)
+      return std::string("cannot read /proc/self/pagemap: ") + std::strerror(got < 0 ? errno : EIO);
     const uint64_t k = static_cast<uint64_t>(got) / 8;
     for (uint64_t i = 0; i < k; ++i, page += kPage) {
       const bool exists = (entries[i] >> 62) != 0;  // present or swapped
@@ -61,13 +63,16 @@ uint64_t anonymous_resident_pages() {
   if (n <= 0) return 0;
   buf[n] = '\0';
   unsigned long long size = 0, resident = 0, shared = 0;
-  if (std::sscanf(buf, "%llu %llu %llu", &size, &resident, &shared) != 3 || shared > resident) return 0;
+  if (std::sscanf(buf, "%llu %llu %llu", &size, &resident, &shared) != 3 || shared > resident)
+    return 0;
   return resident - shared;
 }
 
 }  // namespace
 
-DeltaTracker::~DeltaTracker() { close_fd(); }
+DeltaTracker::~DeltaTracker() {
+  close_fd();
+}
 
 void DeltaTracker::close_fd() {
   if (uffd_ >= 0) ::close(uffd_);
@@ -107,7 +112,9 @@ void DeltaTracker::stored(uint64_t number) {
   }
 }
 
-void DeltaTracker::not_stored() { planned_ = false; }
+void DeltaTracker::not_stored() {
+  planned_ = false;
+}
 
 void DeltaTracker::arm(const std::vector<MapsLine>& maps) {
   // Whatever base there was: its pages are no longer told apart from now on.
@@ -119,7 +126,8 @@ void DeltaTracker::arm(const std::vector<MapsLine>& maps) {
     // User-mode faults only: what an unprivileged process may open; the
     // kernel's own writes (read() into a protected page) are resolved the
     // same way in asynchronous mode.
-    uffd_ = static_cast<int>(::syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY));
+    uffd_ =
+        static_cast<int>(::syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY));
     if (uffd_ < 0) {
       off_ = std::string("userfaultfd is not available: ") + std::strerror(errno);
       return;

@@ -168,7 +168,8 @@ std::string load_base(Plan& p) {
   fmt::Scanner scan;
   if (scan.scan(base, static_cast<uint64_t>(st.st_size)) != fmt::Scanner::State::kComplete)
     return what + " is not a whole image: " + (scan.error().empty() ? "it is torn" : scan.error());
-  if (scan.final_chain() != p.meta.base_chain) return what + " is not the image it was taken on (another image has its name)";
+  if (scan.final_chain() != p.meta.base_chain)
+    return what + " is not the image it was taken on (another image has its name)";
   ImageMeta bm;
   std::string e = decode_meta(base + fmt::kHeaderBytes, scan.header().meta_bytes, bm);
   if (!e.empty()) return what + ": " + e;
@@ -390,10 +391,13 @@ std::string plan_contents(Plan& p) {
     __builtin_memcpy(&len, base + pos + 8, 8);
     const bool base_run = (len & fmt::kBaseRun) != 0;
     len &= ~fmt::kBaseRun;
+    // Base runs only in anonymous data or heap (where the writer leaves pages to the base).
     bool inside = false;
-    for (const Region& r : p.meta.regions)
-      inside |= (r.kind == RegionKind::kData || r.kind == RegionKind::kHeap || (!base_run && r.kind == RegionKind::kStack)) &&
-                !(base_run && r.file_backed()) && addr >= r.start && addr + len <= r.end;
+    for (const Region& r : p.meta.regions) {
+      const bool saved = r.kind == RegionKind::kData || r.kind == RegionKind::kHeap || r.kind == RegionKind::kStack;
+      const bool may_leave = (r.kind == RegionKind::kData || r.kind == RegionKind::kHeap) && !r.file_backed();
+      inside |= (base_run ? may_leave : saved) && addr >= r.start && addr + len <= r.end;
+    }
     if (!inside) return "image chunk at " + hex(addr) + " lies outside the image's saved regions";
     if (base_run) {
       if (!from_base.empty() && from_base.back().second > addr) return "image base runs are out of order (corrupt)";
