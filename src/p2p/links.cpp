@@ -32,11 +32,15 @@ Err Engine::open_links(const rte::BootInfo& boot) {
   // Fresh transports; every peer is connected to them afterwards (connect_peer).
   links_ = std::make_unique<Links>(*this);
   Links& L = *links_;
-  // 64 KiB: a rendezvous costs the sender a wait for its receiver to run
-  // (several scheduler round trips when ranks share cores); an eager copy
-  // into the ring costs less up to there (docs/benchmarks.md, CG np 4/8).
-  // The ring's record size caps it (32 KiB with 5-16 local ranks).
-  const uint64_t shm_eager = params::get_size("FTMPI_SHM_EAGER", 64u << 10);
+  // 64 KiB when the host's ranks share cores: a rendezvous costs the sender
+  // a wait for its receiver to run (several scheduler round trips); an
+  // eager copy into the ring costs less up to there (docs/benchmarks.md, CG
+  // np 4/8). 32 KiB when each has a core: above that the receiver's single
+  // copy (process_vm_readv) streams faster than the two copies through the
+  // ring (64 KiB: 1.6x, docs/benchmarks.md, issue 15). The ring's record
+  // size caps it (32 KiB with 5-16 local ranks).
+  const bool own_cores = boot.local_slots.size() <= static_cast<size_t>(ncpus_);
+  const uint64_t shm_eager = params::get_size("FTMPI_SHM_EAGER", own_cores ? 32u << 10 : 64u << 10);
   const uint64_t tcp_eager = params::get_size("FTMPI_TCP_EAGER", 64u << 10);
   const uint64_t tcp_chunk = params::get_size("FTMPI_TCP_CHUNK", 256u << 10);
   const std::string want = params::get_str("FTMPI_TRANSPORT", "auto");  // auto | tcp
