@@ -120,7 +120,19 @@ void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, b
                    !(state_.transparent() && exit.how == proto::ExitInfo::kExited);
   FTMPI_LOG(kInfo, "leader", "event %llu: rank %d.%u failed (%s)%s", static_cast<unsigned long long>(f.seq),
             who.slot, who.incarnation, describe_exit(exit).c_str(), continues ? "" : "; ending the job");
-  out_.to_launcher(proto::make_frame(proto::FailureReport{f, continues, wall_clock_ns()}));
+  // Its program had finished; a new process would run it again from the
+  // start and wait for peers that are leaving (spec/ft-semantics.md §5).
+  // Transparent mode restarts it while the fence is not done: its sender log
+  // died with it and a peer still replaying may need it (its replay makes it
+  // again). Once the fence is done every program has finished.
+  const bool finished = (in_fence || fenced_[static_cast<size_t>(who.slot)]) && (!state_.transparent() || fence_done_);
+  const bool unstartable = who.incarnation > 0 && !started && exit.how == proto::ExitInfo::kExited;
+  proto::FailureReport report{f, continues, wall_clock_ns()};
+  if (!continues || !state_.respawns() || unstartable || (state_.count_alive() == 0 && !state_.transparent()))
+    report.next = proto::FailureReport::kNoRestart;
+  else
+    report.next = finished ? proto::FailureReport::kFinished : proto::FailureReport::kRestart;
+  out_.to_launcher(proto::make_frame(report));
   if (!continues) {
     end_job(failure_exit_code(exit));
     return;
@@ -140,17 +152,11 @@ void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, b
     return;
   }
   if (!state_.respawns()) return;
-  // Its program had finished; a new process would run it again from the
-  // start and wait for peers that are leaving (spec/ft-semantics.md §5).
-  // Transparent mode restarts it while the fence is not done: its sender log
-  // died with it and a peer still replaying may need it (its replay makes it
-  // again). Once the fence is done every program has finished.
-  bool finished = in_fence || fenced_[static_cast<size_t>(who.slot)];
-  if (finished && (!state_.transparent() || fence_done_)) {
+  if (finished) {
     FTMPI_LOG(kInfo, "leader", "rank %d died inside MPI_Finalize; not respawned", who.slot);
     return;
   }
-  if (who.incarnation > 0 && !started && exit.how == proto::ExitInfo::kExited) {
+  if (unstartable) {
     job_failed("rank " + std::to_string(who.slot) + " could not be respawned: incarnation " +
                std::to_string(who.incarnation) + " " + describe_exit(exit) + " before it started");
     return;

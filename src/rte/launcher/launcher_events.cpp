@@ -178,7 +178,7 @@ void Launcher::on_failure_report(const proto::FailureReport& m) {
              .add("epoch", epoch_)
              .add("job_continues", static_cast<int64_t>(m.job_continues)),
          m.wall_ns);
-  if (m.job_continues) say(JobOutcome::failure_line(f, where, true, epoch_, transparent()));
+  if (m.job_continues) say(JobOutcome::failure_line(f, where, true, epoch_, transparent(), m.next));
   outcome_.on_failure(f, where, m.job_continues);
 }
 

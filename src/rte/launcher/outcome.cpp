@@ -14,7 +14,7 @@ std::string who(const ProcId& id, int32_t pid, const std::string& host) {
 }  // namespace
 
 std::string JobOutcome::failure_line(const proto::ProcFailure& f, const std::string& host, bool job_continues,
-                                     uint32_t epoch, bool transparent) {
+                                     uint32_t epoch, bool transparent, uint8_t next) {
   std::string line = "ftmpirun: " + who(f.who, f.pid, host);
   if (!job_continues) {
     line += " " + describe_exit(f.exit);
@@ -30,7 +30,12 @@ std::string JobOutcome::failure_line(const proto::ProcFailure& f, const std::str
     default: line += "lost with its daemon"; break;
   }
   if (f.who.incarnation > 0) line += " (incarnation " + std::to_string(f.who.incarnation) + ")";
-  if (transparent) return line + "; restarting it";
+  if (transparent) {
+    if (next == proto::FailureReport::kRestart) return line + "; restarting it";
+    if (next == proto::FailureReport::kFinished)
+      return line + "; not restarted: its program had finished (it died in MPI_Finalize)";
+    return line + "; not restarted";
+  }
   return line + " in epoch " + std::to_string(epoch) + "; survivors notified";
 }
 

@@ -24,9 +24,12 @@ class JobOutcome {
   // The reason lines, e.g.
   //   ftmpirun: rank 3 (pid 4242 on host0) was killed by signal 9 (SIGKILL)
   //   ftmpirun: rank 3 (pid 4242 on host0) died: killed by signal 9; survivors notified
-  // Transparent mode (`transparent`): "...; restarting it" instead.
+  // Transparent mode (`transparent`), by the leader's decision (`next`,
+  // proto::FailureReport::Next): "...; restarting it", "...; not restarted:
+  // its program had finished (it died in MPI_Finalize)", "...; not restarted".
   static std::string failure_line(const proto::ProcFailure& f, const std::string& host, bool job_continues,
-                                  uint32_t epoch = 0, bool transparent = false);
+                                  uint32_t epoch = 0, bool transparent = false,
+                                  uint8_t next = proto::FailureReport::kRestart);
   //   ftmpirun: rank 3 caught up after 812 ms (incarnation 1: 40 determinants and 12 messages replayed, 5 re-sends suppressed)
   static std::string caught_up_line(const ProcId& who, uint64_t since_failure_ns, uint64_t determinants,
                                     uint64_t messages, uint64_t suppressed);

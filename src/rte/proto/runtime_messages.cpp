@@ -119,11 +119,13 @@ void FailureReport::encode(Encoder& e) const {
   put_failure(e, failure);
   e.u8(job_continues ? 1 : 0);
   e.u64(wall_ns);
+  e.u8(next);
 }
 bool FailureReport::decode(Decoder& d) {
   if (!get_failure(d, failure) || !get_bool(d, job_continues)) return false;
   wall_ns = d.u64();
-  return d.ok();
+  next = d.u8();
+  return d.ok() && next <= kFinished;
 }
 
 void AbortReport::encode(Encoder& e) const {

@@ -148,9 +148,12 @@ struct InjectResult {
 
 struct FailureReport {
   static constexpr MsgType kType = MsgType::kFailureReport;
+  // What the leader does about the failed slot.
+  enum Next : uint8_t { kNoRestart = 0, kRestart = 1, kFinished = 2 /* its program had finished */ };
   ProcFailure failure;
   bool job_continues = false;  // FT modes: survivors were notified
   uint64_t wall_ns = 0;        // when the leader sequenced it (CLOCK_REALTIME)
+  uint8_t next = kNoRestart;
   void encode(Encoder& e) const;
   bool decode(Decoder& d);
   friend bool operator==(const FailureReport&, const FailureReport&) = default;

@@ -41,12 +41,14 @@
 //  13  the logging modules' COLLECT frame carries the image's sent count
 //      (receivers drop the checksums of those messages); the runtime's
 //      version keeps modules of both kinds from meeting.
+//  14  FAILURE_REPORT says what the leader does about the slot (restart,
+//      none, none because its program had finished).
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::rte::proto {
 
-inline constexpr uint16_t kProtocolVersion = 13;
+inline constexpr uint16_t kProtocolVersion = 14;
 inline constexpr uint32_t kFrameHeader = 6;             // u32 length + u16 type
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // bound on `length`
 inline constexpr uint32_t kIoChunk = 64u << 10;         // largest forwarded output piece

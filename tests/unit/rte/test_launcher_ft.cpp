@@ -249,6 +249,11 @@ TEST(RteOutcome, TransparentModeLines) {
   f.exit = proto::ExitInfo{proto::ExitInfo::kSignaled, 9};
   EXPECT_EQ(JobOutcome::failure_line(f, "h1", true, 0, true),
             "ftmpirun: rank 2 (pid 77 on h1) died: killed by signal 9 (incarnation 1); restarting it");
+  EXPECT_EQ(JobOutcome::failure_line(f, "h1", true, 0, true, proto::FailureReport::kFinished),
+            "ftmpirun: rank 2 (pid 77 on h1) died: killed by signal 9 (incarnation 1); not restarted: its program had "
+            "finished (it died in MPI_Finalize)");
+  EXPECT_EQ(JobOutcome::failure_line(f, "h1", true, 0, true, proto::FailureReport::kNoRestart),
+            "ftmpirun: rank 2 (pid 77 on h1) died: killed by signal 9 (incarnation 1); not restarted");
   EXPECT_EQ(JobOutcome::caught_up_line(ProcId{2, 2}, 812'400'000, 40, 12, 5),
             "ftmpirun: rank 2 caught up after 812 ms (incarnation 2: 40 determinants and 12 messages replayed, "
             "5 re-sends suppressed)");

@@ -21,6 +21,7 @@ TEST_F(LeaderTransparent, AFailedSlotRestartsAndJoinsWithoutARound) {
   auto failures = launcher_of<FailureReport>();
   ASSERT_EQ(failures.size(), 1u);
   EXPECT_TRUE(failures[0].job_continues) << "transparent mode goes on in comm mode abort";
+  EXPECT_EQ(failures[0].next, FailureReport::kRestart);
   EXPECT_TRUE(all_of<EndJob>().empty());
   auto resp = all_of<Respawn>();
   ASSERT_EQ(resp.size(), 1u);
@@ -148,9 +149,14 @@ TEST_F(LeaderTransparent, ADeathInsideTheFenceRestartsUntilTheFenceIsDone) {
   EXPECT_TRUE(all_of<FenceDown>().empty()) << "waits for the restarted incarnation's fence";
   ASSERT_TRUE(send(1, FenceUp{{ProcId{2, 1}}}));
   ASSERT_EQ(all_of<FenceDown>().size(), 1u);
-  // After the fence every program has finished: a death now restarts nothing.
+  // After the fence every program has finished: a death now restarts nothing,
+  // and the launcher is told so (not "restarting it").
   ASSERT_TRUE(send(0, ProcExit{ProcId{0, 0}, 100, ExitInfo{ExitInfo::kSignaled, 9}, EndKind::kFailure, true, true}));
   EXPECT_EQ(all_of<Respawn>().size(), 1u);
+  auto failures = launcher_of<FailureReport>();
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_EQ(failures[0].next, FailureReport::kRestart) << "died inside the fence before it was done";
+  EXPECT_EQ(failures[1].next, FailureReport::kFinished);
 }
 
 TEST_F(LeaderTransparent, RecoveryRequestsAreRefused) {

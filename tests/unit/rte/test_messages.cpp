@@ -155,7 +155,7 @@ TEST(RteMessages, RuntimeLinkRoundTrips) {
   check_round_trip(RecoverDoneDown{sample_recovery()});
   check_round_trip(StdinCredit{65536});
   check_round_trip(DaemonDone{});
-  check_round_trip(FailureReport{sample_failure(), true, 1700000000000000000ull});
+  check_round_trip(FailureReport{sample_failure(), true, 1700000000000000000ull, FailureReport::kFinished});
   check_round_trip(AbortReport{ProcId{2, 0}, 1, 99, -3, "bye"});
   check_round_trip(sample_job());
   check_round_trip(Stdin{"input\n"});
