@@ -12,7 +12,10 @@
  * so that output is written all along (exactly-once output across restarts).
  * HALO_KIB > 0: each iteration also exchanges HALO_KIB KiB of the slice with
  * each neighbour and folds what it got into the digest (traffic for the
- * sender logs: the garbage-collection tests). */
+ * sender logs: the garbage-collection tests).
+ * FTMPI_TEST_SOLVER_STATIC_MIB=S: each rank also holds S MiB of data that
+ * never changes after setup (a solver's matrix), folded into the digest at
+ * the end: the memory store's incremental images leave it to their base. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,6 +55,11 @@ int main(int argc, char** argv) {
   CHECK(halo <= slice, "HALO_KIB is larger than a slice");
   uint64_t* got = malloc((halo ? halo : 1) * sizeof *got);
   CHECK(got != NULL, "cannot allocate the halo");
+  const char* static_env = getenv("FTMPI_TEST_SOLVER_STATIC_MIB");
+  const size_t n_static = static_env ? (size_t)atol(static_env) * (1u << 20) / sizeof(uint64_t) : 0;
+  uint64_t* fixed = malloc((n_static ? n_static : 1) * sizeof *fixed);
+  CHECK(fixed != NULL, "cannot allocate the static data");
+  for (size_t i = 0; i < n_static; ++i) fixed[i] = mix(~((uint64_t)rank * n_static + i));
   uint64_t digest = 0;
   for (long k = 0; k < iters; ++k) {
     uint64_t* s = x + (size_t)(k % kSlices) * slice;
@@ -85,9 +93,14 @@ int main(int argc, char** argv) {
       fflush(stdout);
     }
   }
+  uint64_t fixed_sum = 0, all_fixed = 0;
+  for (size_t i = 0; i < n_static; ++i) fixed_sum += fixed[i] * (i + 1);
+  MPI_Allreduce(&fixed_sum, &all_fixed, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+  digest = mix(digest ^ all_fixed);
   if (rank == 0)
     printf("solver: np %d, %ld MiB/rank, %ld iterations, digest %016llx\n", np, mib, iters,
            (unsigned long long)digest);
+  free(fixed);
   free(got);
   free(x);
   MPI_Finalize();

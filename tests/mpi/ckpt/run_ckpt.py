@@ -38,6 +38,8 @@ after the job (kept: whole images only, FTMPICKP...FTMPIEND; gone: none of
 the job's files left); --expect-restores N needs at least N restores from a
 stored image, each one resumed as the next incarnation (its mpirun line and
 timeline event; no restorer fell back to the program's start);
+--expect-delta-restores N: at least N of them from an incremental image
+(spec/checkpoint-image.md §4a: the checkpoint's file is .cN.dBASE.img);
 --max-from-start N: at most N restarts from the program's start of a rank
 that had completed a checkpoint before (one killed before its first has no
 image to come back from).
@@ -237,6 +239,14 @@ def check_wakes(a, events, out, err):
     # again from the program's start: a restore only counts if it held.
     if a.expect_restores and re.search(r"did not come back from stored image", err):
         fail("a restored process did not resume", out, err)
+    # Restores whose image was incremental (spec/checkpoint-image.md §4a):
+    # its file, as the checkpoint event names it, is .cN.dBASE.img.
+    stored_at = {(e["rank"], e["number"]): e.get("stored_at", "") for e in events if e["event"] == "checkpoint"}
+    deltas = [e for e in restores if re.search(r"\.d\d+\.img$", stored_at.get((e["rank"], e["checkpoint"]), ""))]
+    if len(deltas) < a.expect_delta_restores:
+        n = sum(1 for v in stored_at.values() if re.search(r"\.d\d+\.img$", v))
+        fail("%d restores from an incremental image, expected at least %d (%d of the %d images were incremental)"
+             % (len(deltas), a.expect_delta_restores, n, len(stored_at)), out, err)
     last = {}
     for w in wakes:
         if w["messages_skipped"] <= 0:
@@ -323,6 +333,7 @@ def check(san):
     ap.add_argument("--max-from-start", type=int, default=None)
     ap.add_argument("--min-seconds", type=float, default=None)
     ap.add_argument("--max-log-share", type=float, default=None)
+    ap.add_argument("--expect-delta-restores", type=int, default=0)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
