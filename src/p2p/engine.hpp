@@ -305,7 +305,9 @@ class Engine final : public rte::EventSink {
       uint64_t now = spin_ns_ > 0 ? now_ns() : 0;
       if (spin_start == 0) spin_start = now;
       if (spin_ns_ > 0 && now - spin_start < spin_budget(now)) {
-        if (!oversubscribed()) continue;
+        // A send the module holds waits for the runtime's daemon (an event
+        // logger's acknowledgement), which needs a core: give this one up.
+        if (!oversubscribed() && !holding_) continue;
         // Ranks outnumber cores: the partner most likely waits for this core.
         if (yield_when_crowded_) {
           sched_yield();
@@ -513,6 +515,7 @@ class Engine final : public rte::EventSink {
   // Sends the module withholds (SendVerdict::kWithhold) until the user's
   // cancel withdraws them.
   std::vector<Request*> withheld_;
+  bool holding_ = false;  // a send is held for the module (release_held)
   // Sends kept before they take a sequence number (ModuleSeam::may_number),
   // in start order: every later send waits behind them.
   std::deque<Request*> unnumbered_;

@@ -54,10 +54,12 @@ bool Engine::announce_send(Peer& p, int32_t slot, Request* r) {
     return true;
   }
   queue_send(p, slot, r, true);
+  holding_ = true;
   return true;
 }
 
 void Engine::release_held() {
+  holding_ = false;
   for (int32_t slot : pending_peers_)
     for (Pending& f : peer(slot).pending) f.held = false;
 }
