@@ -44,8 +44,7 @@ int series(uint64_t* heap, size_t bytes, const char* dir, double pct, bool delta
   const size_t words = bytes / 8, dirty = static_cast<size_t>(static_cast<double>(words) * pct / 100.0);
   size_t at = 0;
   for (uint64_t n = 1; n <= 8; ++n) {
-    uint64_t base = delta ? tracker.base_number() : 0;
-    if (base && !(store.holds(0, base) && tracker.plan_delta(store.path_of(0, base)))) base = 0;
+    const uint64_t base = delta ? store.delta_base(0, n, tracker) : 0;
     const double t0 = now();
     auto b = store.begin(0, n, base);
     if (!b.ok()) return 1;
@@ -66,19 +65,9 @@ int series(uint64_t* heap, size_t bytes, const char* dir, double pct, bool delta
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 6 && std::string(argv[2]) == "series") {
-    if (!(::personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
-      ::personality(ADDR_NO_RANDOMIZE);
-      ::execv("/proc/self/exe", argv);
-      return 2;
-    }
-    size_t bytes = std::strtoull(argv[1], nullptr, 10) << 20;
-    auto* heap = static_cast<uint64_t*>(std::malloc(bytes));
-    for (size_t i = 0; i < bytes / 8; ++i) heap[i] = i * 0x9E3779B97F4A7C15ull;
-    return series(heap, bytes, argv[3], std::atof(argv[4]), std::string(argv[5]) == "delta");
-  }
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: ckpt_image_bench MIB file PATH | MIB fd N\n");
+  const bool is_series = argc == 6 && std::string(argv[2]) == "series";
+  if (!is_series && argc != 4) {
+    std::fprintf(stderr, "usage: ckpt_image_bench MIB file PATH | MIB fd N | MIB series DIR PCT delta|whole\n");
     return 2;
   }
   if (!(::personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
@@ -89,6 +78,7 @@ int main(int argc, char** argv) {
   size_t bytes = std::strtoull(argv[1], nullptr, 10) << 20;
   auto* heap = static_cast<uint64_t*>(std::malloc(bytes));
   for (size_t i = 0; i < bytes / 8; ++i) heap[i] = i * 0x9E3779B97F4A7C15ull;
+  if (is_series) return series(heap, bytes, argv[3], std::atof(argv[4]), std::string(argv[5]) == "delta");
   std::string how = argv[2];
   int fd = how == "file" ? ::open(argv[3], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : std::atoi(argv[3]);
   double t0 = now(), c0 = cpu();

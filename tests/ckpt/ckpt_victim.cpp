@@ -114,7 +114,6 @@ void checkpoint(uint64_t number) {
   if (mode == "plain" || (number == 2 && mode != "disk2" && mode != "delta")) return;
   const bool edge = mode == "edge", delta = mode == "delta";
   if (mode == "disk2" || edge || delta) mode = "disk";
-  uint64_t base = delta ? g_delta->base_number() : 0;
   if (mode == "threads") {
     std::thread t([] { ::pause(); });
     t.detach();
@@ -122,7 +121,7 @@ void checkpoint(uint64_t number) {
   }
   int fd = -1;
   ftmpi::ckpt::DiskStore store(g_target, "victim");
-  if (base && !(store.holds(0, base) && g_delta->plan_delta(store.path_of(0, base)))) base = 0;
+  const uint64_t base = delta ? store.delta_base(0, number, *g_delta) : 0;
   if (mode == "disk" || mode == "threads") {
     ftmpi::ckpt::Error e = store.prepare();
     auto r = store.begin(0, number, base);

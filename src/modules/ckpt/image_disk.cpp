@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/ckpt_image_files.hpp"
+#include "modules/ckpt/image_delta.hpp"
 
 namespace ftmpi::ckpt {
 namespace {
@@ -51,7 +52,12 @@ std::string DiskStore::spare(int rank, uint64_t number, bool delta) const {
   return "";
 }
 
-bool DiskStore::has_whole_spare(int rank, uint64_t number) const { return !spare(rank, number, false).empty(); }
+uint64_t DiskStore::delta_base(int rank, uint64_t number, DeltaTracker& tracker) const {
+  const uint64_t base = tracker.base_number();
+  if (base == 0 || !holds(rank, base)) return 0;
+  if (reuse_ == Reuse::kSpare && spare(rank, number, false).empty()) return 0;
+  return tracker.plan_delta(path_of(rank, base)) ? base : 0;
+}
 
 Result<int> DiskStore::begin(int rank, uint64_t number, uint64_t base) const {
   std::string tmp = temp_path(rank, number, base);

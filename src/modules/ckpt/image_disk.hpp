@@ -34,11 +34,12 @@ class DiskStore {
   // <dir>/<job>.r<rank>.c<number>.img, or .c<number>.d<base>.img for an
   // incremental image on image `base`.
   std::string path_of(int rank, uint64_t number, uint64_t base = 0) const;
-  // Whether the rank's whole image `number` is here.
-  bool holds(int rank, uint64_t number) const;
-  // With kSpare: whether image `number` of `rank`, if whole, would be
-  // written over a spare rather than into fresh pages.
-  bool has_whole_spare(int rank, uint64_t number) const;
+  // The base image `number` of `rank` may be a delta on (image_delta.hpp),
+  // 0 for a whole image: the tracker's base, while this store holds it and
+  // the tracker finds a delta worth it; with kSpare also only while a spare
+  // whole image exists, so that the whole image after a delta is written
+  // over it, never into fresh pages (spec/checkpoint-protocol.md §2b).
+  uint64_t delta_base(int rank, uint64_t number, DeltaTracker& tracker) const;
   // The temporary file for image `number` of `rank` (descriptor,
   // close-on-exec, at offset 0): a new one, or with kSpare a spare of the
   // same kind renamed to the temporary name, to be written over. Neither
@@ -59,6 +60,7 @@ class DiskStore {
 
  private:
   std::string temp_path(int rank, uint64_t number, uint64_t base) const;
+  bool holds(int rank, uint64_t number) const;  // its whole image `number`
   // With kSpare: the older image of that kind image `number` may be written
   // over ("" if none).
   std::string spare(int rank, uint64_t number, bool delta) const;

@@ -65,13 +65,7 @@ Result<Captured> to_disk(const StoreTarget& t, const std::string& leave_out, uin
   const bool memory = t.kind == CkptFacts::kStoreMemory;
   DiskStore store(t.dir, t.job, memory ? DiskStore::Reuse::kSpare : DiskStore::Reuse::kNone);
   DeltaTracker* d = memory ? t.delta : nullptr;
-  uint64_t base = d ? d->base_number() : 0;
-  // A delta keeps its base from being the next whole image's spare: only
-  // once another whole image is spare, so that the whole image that
-  // follows never lands in fresh pages (spec/checkpoint-protocol.md §2b).
-  if (base && !(store.holds(t.slot, base) && store.has_whole_spare(t.slot, t.number) &&
-                d->plan_delta(store.path_of(t.slot, base))))
-    base = 0;
+  const uint64_t base = d ? store.delta_base(t.slot, t.number, *d) : 0;
   where = store.path_of(t.slot, t.number, base);
   auto b = store.begin(t.slot, t.number, base);
   if (!b.ok()) {
