@@ -2,7 +2,8 @@
 // (tests/ckpt/ckpt_cases.py). It holds tens of MiB of heap (large blocks and
 // many small nodes), a deep stack of frames with checked contents, globals in
 // .data and .bss, a file being written through stdio, a signal handler and a
-// blocked signal. After the capture the original scribbles over its state and
+// blocked signal, and 4 MiB of scratch whose middle each capture names
+// unused (left out of the image: it must read as zero). After the capture the original scribbles over its state and
 // kills itself; a restored process must finish with exactly the output of a
 // run without checkpoint.
 //
@@ -55,6 +56,9 @@ std::vector<std::vector<uint64_t>>* g_blocks;
 uint64_t* g_grown;            // a C buffer realloc'd between the images (moved by mremap)
 size_t g_grown_words;
 ftmpi::ckpt::DeltaTracker* g_delta;
+constexpr size_t kMiB = 1u << 20;
+uint8_t* g_scratch;              // 4 MiB mapping
+ftmpi::ckpt::PageRuns g_unused;  // what the capture leaves out of it
 std::map<int, std::string>* g_nodes;
 FILE* g_out;
 const char* g_mode;
@@ -109,9 +113,33 @@ void use_up_heap_top() {
   }
 }
 
+// Image 1 leaves out MiB 1-3 of the scratch; before image 2 MiB 1 is
+// written again (a delta must hold it) and only MiB 2 is left out.
+void name_unused(uint64_t number) {
+  const auto s = reinterpret_cast<uint64_t>(g_scratch);
+  if (number == 2) std::memset(g_scratch + kMiB, 0x55, kMiB);
+  g_unused = {{s + (number == 1 ? 1 : 2) * kMiB, s + 3 * kMiB}};
+}
+
+bool scratch_is(size_t mib, uint8_t v) {
+  for (size_t i = mib * kMiB; i < (mib + 1) * kMiB; ++i)
+    if (g_scratch[i] != v) return false;
+  return true;
+}
+
+void check_scratch(uint64_t number) {
+  const bool ok = scratch_is(0, 0x77) && scratch_is(1, number == 1 ? 0 : 0x55) && scratch_is(2, 0) &&
+                  scratch_is(3, 0x77);
+  if (ok) return;
+  std::fprintf(stderr, "victim: scratch restored from image %d is wrong: MiB 0-3 start %02x %02x %02x %02x\n",
+               static_cast<int>(number), g_scratch[0], g_scratch[kMiB], g_scratch[2 * kMiB], g_scratch[3 * kMiB]);
+  std::exit(8);
+}
+
 void checkpoint(uint64_t number) {
   std::string mode = g_mode;
   if (mode == "plain" || (number == 2 && mode != "disk2" && mode != "delta")) return;
+  name_unused(number);
   const bool edge = mode == "edge", delta = mode == "delta";
   if (mode == "disk2" || edge || delta) mode = "disk";
   if (mode == "threads") {
@@ -146,13 +174,14 @@ void checkpoint(uint64_t number) {
     fd = std::atoi(g_target);
   }
   if (edge) use_up_heap_top();
-  auto c = ftmpi::ckpt::capture_self(fd, "", g_delta);
+  auto c = ftmpi::ckpt::capture_self(fd, "", g_delta, &g_unused);
   if (!c.ok()) {
     std::fprintf(stderr, "victim: %s\n", c.error().what.c_str());
     std::exit(5);
   }
   if (c.value() == ftmpi::ckpt::Captured::kResumed) {
     g_resumed = 1;
+    check_scratch(number);
     // The captured process's environment is back; the restorer's is aside,
     // and the image's descriptor is closed.
     std::string ref;
@@ -256,6 +285,10 @@ int main(int argc, char** argv) {
   g_grown = static_cast<uint64_t*>(std::malloc(g_grown_words * 8));
   for (size_t i = 0; i < g_grown_words; ++i) g_grown[i] = mix(~i);
   if (std::string(g_mode) == "delta") g_delta = new ftmpi::ckpt::DeltaTracker;
+  void* scratch = ::mmap(nullptr, 4 * kMiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (scratch == MAP_FAILED) return 2;
+  g_scratch = static_cast<uint8_t*>(scratch);
+  std::memset(g_scratch, 0x77, 4 * kMiB);
   g_nodes = new std::map<int, std::string>;
   for (int i = 0; i < kNodes; ++i) (*g_nodes)[i * 7] = "node-" + std::to_string(static_cast<long long>(i) * i);
   for (size_t i = 0; i < std::size(g_table); ++i) g_table[i] = mix(i);

@@ -4,6 +4,7 @@
 // nothing of MPI; the checkpoint protocol (src/modules/ckpt, ckpt-proto)
 // decides when and where.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -33,6 +34,8 @@ class Result {
 
 enum class Captured { kSaved, kResumed };
 
+using PageRuns = std::vector<std::pair<uint64_t, uint64_t>>;  // [start, end), sorted
+
 class DeltaTracker;  // image_delta.hpp
 
 // Called single-threaded (a forked child, after the caller closed the
@@ -56,7 +59,13 @@ class DeltaTracker;  // image_delta.hpp
 // captures (image_delta.hpp). When it planned a delta, the image holds only
 // the pages written since the tracker's base and names the base for the
 // others; otherwise the image is whole and tracking restarts from it.
-Result<Captured> capture_self(int out_fd, const std::string& leave_out = "", DeltaTracker* delta = nullptr);
+//
+// `unused`: page ranges of private anonymous memory whose content the
+// caller will not read again before writing it (the sender log's dropped
+// entries): not in the image, they read as zero in the restored process.
+// Also left out of a delta, whatever its base held there.
+Result<Captured> capture_self(int out_fd, const std::string& leave_out = "", DeltaTracker* delta = nullptr,
+                              const PageRuns* unused = nullptr);
 
 // Maps the image read from `in_fd` back into this process and resumes it in
 // capture_self (which returns kResumed). Refuses a torn or corrupt image, or

@@ -77,6 +77,7 @@ struct CaptureWork {
   // A delta: the ranges whose pages may be left to the base (those the
   // kernel still shows write-protected when the writer reaches them).
   const PageRuns* armed = nullptr;
+  const PageRuns* unused = nullptr;  // capture_self's
 };
 
 // This process's mappings as image regions, the writer's stack left out.
@@ -187,8 +188,10 @@ std::string prepare(int out_fd, const std::string& leave_out, DeltaTracker* delt
 
 struct Writer {
   int fd;
-  const PageRuns* armed;  // a delta's (sorted), else null
-  size_t at = 0;          // the first armed range not below the page being written
+  const PageRuns* armed;   // a delta's (sorted), else null
+  const PageRuns* unused;  // left out, or null
+  size_t at = 0;           // the first armed range not below the page being written
+  size_t unused_at = 0;    // the same in `unused`
   uint64_t total = 0;
   uint64_t chunks = 0;
   uint64_t chain = 0;
@@ -252,16 +255,23 @@ int write_base_run(Writer& w, uint64_t start, uint64_t end) {
 // write-protect bit the tracker set before the base was written: nothing
 // wrote it since. Decided here, as the page is reached, so that no write of
 // the preparation can slip in between.
+// Pages increase from call to call (regions in address order): one cursor.
+bool in_runs(const PageRuns* runs, size_t& at, uint64_t page) {
+  if (!runs) return false;
+  while (at < runs->size() && (*runs)[at].second <= page) ++at;
+  return at < runs->size() && (*runs)[at].first <= page;
+}
+
 bool left_to_base(Writer& w, uint64_t page, uint64_t entry) {
-  if (!w.armed) return false;
-  while (w.at < w.armed->size() && (*w.armed)[w.at].second <= page) ++w.at;
-  return w.at < w.armed->size() && (*w.armed)[w.at].first <= page && (entry >> 62) != 0 && ((entry >> 57) & 1);
+  return in_runs(w.armed, w.at, page) && (entry >> 62) != 0 && ((entry >> 57) & 1);
 }
 
 // Anonymous memory: only pages that exist (present or swapped); the others
 // read as zero in a fresh mapping. A file's private copy is written whole:
 // its untouched pages are the file's, which a fresh mapping would not have.
-// A delta leaves the pages its base holds as they are to the base.
+// A delta leaves the pages its base holds as they are to the base. Pages the
+// caller named unused are left out before either test: the base may not
+// hold them (they were unused then too), and a base run must be covered.
 int write_region(Writer& w, const Region& r, int pagemap_fd) {
   if (r.file_backed()) return write_range(w, r.start, r.end);
   const bool may_leave = r.kind == RegionKind::kData || r.kind == RegionKind::kHeap;
@@ -280,7 +290,7 @@ int write_region(Writer& w, const Region& r, int pagemap_fd) {
     if (got <= 0) return got < 0 ? errno : EIO;
     uint64_t k = static_cast<uint64_t>(got) / 8;
     for (uint64_t i = 0; i < k; ++i, page += kPage) {
-      const bool exists = (entries[i] >> 62) != 0;  // bit 63 present, bit 62 swapped
+      const bool exists = (entries[i] >> 62) != 0 && !in_runs(w.unused, w.unused_at, page);  // 63 present, 62 swapped
       const auto kind = !exists ? kNone : may_leave && left_to_base(w, page, entries[i]) ? kBase : kHere;
       if (kind == run) continue;
       if (int err = flush(page)) return err;
@@ -293,7 +303,7 @@ int write_region(Writer& w, const Region& r, int pagemap_fd) {
 
 int write_image(CaptureWork& work) {
   int fd = work.out_fd;
-  Writer w{fd, work.armed};
+  Writer w{fd, work.armed, work.unused};
   uint8_t header[fmt::kHeaderBytes];
   fmt::Header h;
   h.meta_bytes = work.meta_bytes.size();
@@ -378,9 +388,10 @@ __attribute__((constructor)) void restore_hook() {
 
 }  // namespace
 
-Result<Captured> capture_self(int out_fd, const std::string& leave_out, DeltaTracker* delta) {
+Result<Captured> capture_self(int out_fd, const std::string& leave_out, DeltaTracker* delta, const PageRuns* unused) {
   CaptureWork work;
   work.out_fd = out_fd;
+  work.unused = unused;
   std::string e = prepare(out_fd, leave_out, delta, work);
   if (!e.empty()) {
     if (work.pagemap_fd >= 0) ::close(work.pagemap_fd);

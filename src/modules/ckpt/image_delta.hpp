@@ -18,11 +18,10 @@
 #include <utility>
 #include <vector>
 
+#include "modules/ckpt/image.hpp"
 #include "modules/ckpt/image_layout.hpp"
 
 namespace ftmpi::ckpt {
-
-using PageRuns = std::vector<std::pair<uint64_t, uint64_t>>;  // [start, end), sorted
 
 class DeltaTracker {
  public:

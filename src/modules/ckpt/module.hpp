@@ -60,6 +60,7 @@ class Module final : public logging::CheckpointHook, public RestoredHook {
   uint64_t taken_ = 0;         // checkpoints this incarnation forked
   StoreTarget store_;          // where the frozen copy also writes its image
   DeltaTracker delta_;         // the memory store's incremental images
+  PageRuns unused_;            // the sender log's pages an image leaves out
   bool told_no_delta_ = false;
   // Per checkpoint reported and not yet held by the runtime: what its image
   // had received from each slot, and sent to each.

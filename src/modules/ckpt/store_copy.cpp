@@ -46,7 +46,7 @@ Result<Captured> to_buddy(const StoreTarget& t, const std::string& leave_out, ui
   // The stream's length: what the server acknowledged once it confirmed,
   // less the handshake and request sent before it.
   const uint64_t before = tcp_bytes(fd, false);
-  auto r = capture_self(fd, leave_out);
+  auto r = capture_self(fd, leave_out, nullptr, t.unused);
   if (r.ok() && r.value() == Captured::kResumed) return r;
   if (!r.ok()) {
     ::close(fd);
@@ -73,7 +73,7 @@ Result<Captured> to_disk(const StoreTarget& t, const std::string& leave_out, uin
     return b.error();
   }
   const int fd = b.value();
-  auto r = capture_self(fd, leave_out, d);
+  auto r = capture_self(fd, leave_out, d, t.unused);
   if (r.ok() && r.value() == Captured::kResumed) return r;
   if (!r.ok()) {
     store.abandon(fd, t.slot, t.number, base);

@@ -33,6 +33,7 @@ struct StoreTarget {
   uint64_t number = 0;
   int daemon_pid = 0;    // whose datagram socket hears the outcome
   DeltaTracker* delta = nullptr;  // memory store: the rank's tracker across its images
+  const PageRuns* unused = nullptr;  // pages the image leaves out (capture_self)
 };
 
 // The store the job uses: FTMPI_CKPT_STORE (buddy, disk:DIR, memory:DIR) and

@@ -168,6 +168,44 @@ void SenderLog::release(const LogEntry& e) {
   if (--c.live == 0 && at + 1 != chunks_.size() && c.base) retire(c);
 }
 
+void SenderLog::unused_pages(std::vector<std::pair<uint64_t, uint64_t>>& out) const {
+  out.clear();
+  // One bit per page of each chunk that holds a live entry.
+  std::vector<std::vector<uint64_t>> held(chunks_.size());
+  auto mark = [&](const LogEntry* e) {
+    const Chunk& c = chunks_[e->chunk];
+    std::vector<uint64_t>& bits = held[e->chunk];
+    if (bits.empty()) bits.assign((c.size + 64 * kPage - 1) / (64 * kPage), 0);
+    const uint64_t at = static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(e) - c.base);
+    const uint64_t last = (at + footprint(e->env.len) - 1) / kPage;
+    for (uint64_t p = at / kPage; p <= last; ++p) bits[p / 64] |= 1ull << (p % 64);
+  };
+  for (const Channel& ch : chans_)
+    for (size_t i = ch.head; i < ch.index.size(); ++i) mark(ch.index[i]);
+  if (staged_) mark(staged_);
+  auto add = [&out](uint64_t lo, uint64_t hi) {
+    if (!out.empty() && out.back().second == lo) out.back().second = hi;
+    else out.emplace_back(lo, hi);
+  };
+  for (size_t i = 0; i < chunks_.size(); ++i) {
+    const Chunk& c = chunks_[i];
+    if (!c.base) continue;
+    const auto base = reinterpret_cast<uint64_t>(c.base);
+    const uint64_t pages = c.size / kPage;
+    for (uint64_t p = 0; p < pages; ++p)
+      if (held[i].empty() || !(held[i][p / 64] >> (p % 64) & 1)) add(base + p * kPage, base + (p + 1) * kPage);
+  }
+  if (spare_.base) add(reinterpret_cast<uint64_t>(spare_.base), reinterpret_cast<uint64_t>(spare_.base) + spare_.size);
+  std::sort(out.begin(), out.end());
+  // Chunks the kernel placed side by side make one range.
+  size_t n = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (n > 0 && out[n - 1].second == out[i].first) out[n - 1].second = out[i].second;
+    else out[n++] = out[i];
+  }
+  out.resize(n);
+}
+
 void SenderLog::retire(Chunk& c) {
   // A chunk nobody uses any more is kept populated as the spare (the next
   // new chunk: no page faults), or goes back to the kernel.

@@ -282,5 +282,44 @@ TEST(SenderLog, DropBeforeInSteadyStateRecyclesChunksAndReportsBytes) {
   EXPECT_LT(log.mapped(), sent);
 }
 
+// What an image may leave out: pages no live entry touches. Entries to two
+// receivers interleave; after one receiver's drop, the pages that held only
+// its entries are unused, the other's stay, and the end of the chunk being
+// filled is unused from the first page nothing was written to.
+TEST(SenderLog, UnusedPagesAreThoseNoLiveEntryTouches) {
+  SenderLog log(1ull << 32);
+  std::vector<uint8_t> page_size(3 * 4096, 1), tiny(8, 2);
+  std::vector<const LogEntry*> to_one;
+  const LogEntry* to_two = nullptr;
+  for (int i = 0; i < 8; ++i) to_one.push_back(log.append(1, env(page_size.size()), page_size.data()));
+  to_two = log.append(2, env(tiny.size()), tiny.data());
+  for (int i = 0; i < 8; ++i) to_one.push_back(log.append(1, env(page_size.size()), page_size.data()));
+  auto covered = [](const std::vector<std::pair<uint64_t, uint64_t>>& runs, const void* p, uint64_t n) {
+    const auto a = reinterpret_cast<uint64_t>(p);
+    for (const auto& [lo, hi] : runs)
+      if (a < hi && a + n > lo) return true;  // any overlap
+    return false;
+  };
+  std::vector<std::pair<uint64_t, uint64_t>> unused;
+  log.unused_pages(unused);
+  ASSERT_EQ(unused.size(), 1u) << "only the chunk's unfilled end";
+  const LogEntry* last = to_one.back();
+  EXPECT_FALSE(covered(unused, last, last->data() + last->env.len - reinterpret_cast<const uint8_t*>(last)));
+  EXPECT_EQ(unused[0].first % 4096, 0u);
+  EXPECT_LE(unused[0].first - reinterpret_cast<uint64_t>(last->data() + last->env.len), 4096u);
+
+  log.drop_before(1, 17);  // receiver 1 checkpointed: every entry to it dropped
+  log.unused_pages(unused);
+  for (size_t i = 1; i < unused.size(); ++i) EXPECT_LT(unused[i - 1].second, unused[i].first) << "sorted, merged";
+  EXPECT_FALSE(covered(unused, to_two, kLogEntryBytes + 32)) << "a live entry's pages are kept";
+  EXPECT_EQ(to_two->data()[7], 2);
+  uint64_t left_out = 0;
+  for (const auto& [lo, hi] : unused) left_out += hi - lo;
+  // The whole chunk but the page or two the small entry (48 + 32 bytes) is on.
+  const auto at = reinterpret_cast<uint64_t>(to_two);
+  EXPECT_EQ(left_out, (64ull << 20) - ((at + 80 - 1) / 4096 - at / 4096 + 1) * 4096);
+  EXPECT_EQ(log.entries(), 1u);
+}
+
 }  // namespace
 }  // namespace ftmpi::logging
