@@ -123,11 +123,13 @@ class SenderLog {
     uint64_t size = 0;
     uint64_t used = 0;
     uint64_t live = 0;  // entries still logged in it
+    uint64_t populated = 0;  // bytes from base whose pages are known present
   };
   Channel& chan(int32_t dst);
   LogEntry* carve(const Envelope& env);
   bool new_chunk(uint64_t need);
   static void populate(uint8_t* at, uint64_t n);
+  static void populate_to(Chunk& c, uint64_t from, uint64_t end, bool ahead);
   void link(Channel& ch, LogEntry* e, uint64_t seq, uint64_t payload_hash);
   void release(const LogEntry& e);
   void retire(Chunk& c);

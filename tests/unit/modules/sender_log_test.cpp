@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstring>
@@ -319,6 +320,28 @@ TEST(SenderLog, UnusedPagesAreThoseNoLiveEntryTouches) {
   const auto at = reinterpret_cast<uint64_t>(to_two);
   EXPECT_EQ(left_out, (64ull << 20) - ((at + 80 - 1) / 4096 - at / 4096 + 1) * 4096);
   EXPECT_EQ(log.entries(), 1u);
+}
+
+// An entry of 256 bytes or more finds the next 256 KiB of its chunk
+// populated (one call instead of a fault per page); an 8-byte one does not
+// populate ahead.
+TEST(SenderLog, MidSizeEntriesPopulateAheadSmallOnesDoNot) {
+  auto resident = [](const void* from, size_t pages) {
+    const auto a = reinterpret_cast<uintptr_t>(from) & ~uintptr_t{4095};
+    std::vector<unsigned char> v(pages);
+    if (mincore(reinterpret_cast<void*>(a), pages * 4096, v.data()) != 0) return size_t{0};
+    return static_cast<size_t>(std::count_if(v.begin(), v.end(), [](unsigned char c) { return c & 1; }));
+  };
+  std::vector<uint8_t> tiny(8, 1), mid(300, 2);
+  SenderLog small_only(1ull << 30);
+  const LogEntry* s = small_only.append(1, env(tiny.size()), tiny.data());
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(resident(s, 64), 1u) << "only the page the entry was written to";
+  SenderLog with_mid(1ull << 30);
+  const LogEntry* m = with_mid.append(1, env(mid.size()), mid.data());
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(resident(m, 64), 64u);
+  EXPECT_EQ(m->data()[299], 2);
 }
 
 }  // namespace
