@@ -251,10 +251,6 @@ int write_base_run(Writer& w, uint64_t start, uint64_t end) {
   return 0;
 }
 
-// A page is left to a delta's base when it exists and still carries the
-// write-protect bit the tracker set before the base was written: nothing
-// wrote it since. Decided here, as the page is reached, so that no write of
-// the preparation can slip in between.
 // Pages increase from call to call (regions in address order): one cursor.
 bool in_runs(const PageRuns* runs, size_t& at, uint64_t page) {
   if (!runs) return false;
@@ -262,6 +258,10 @@ bool in_runs(const PageRuns* runs, size_t& at, uint64_t page) {
   return at < runs->size() && (*runs)[at].first <= page;
 }
 
+// A page is left to a delta's base when it exists and still carries the
+// write-protect bit the tracker set before the base was written: nothing
+// wrote it since. Decided here, as the page is reached, so that no write of
+// the preparation can slip in between.
 bool left_to_base(Writer& w, uint64_t page, uint64_t entry) {
   return in_runs(w.armed, w.at, page) && (entry >> 62) != 0 && ((entry >> 57) & 1);
 }
