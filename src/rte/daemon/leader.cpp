@@ -127,11 +127,19 @@ void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, b
   // again). Once the fence is done every program has finished.
   const bool finished = (in_fence || fenced_[static_cast<size_t>(who.slot)]) && (!state_.transparent() || fence_done_);
   const bool unstartable = who.incarnation > 0 && !started && exit.how == proto::ExitInfo::kExited;
+  // Transparent mode needs no survivor: a restarted process re-creates its
+  // messages by re-executing and fetches its determinants from the event
+  // logger, so even the death of every process (np 1) is survived.
+  const bool none_left = state_.count_alive() == 0 && !state_.transparent();
+  // Decided here in the order the branches below act on it, so that the
+  // launcher's line says what they do.
   proto::FailureReport report{f, continues, wall_clock_ns()};
-  if (!continues || !state_.respawns() || unstartable || (state_.count_alive() == 0 && !state_.transparent()))
+  if (!continues || none_left || !state_.respawns())
     report.next = proto::FailureReport::kNoRestart;
+  else if (finished)
+    report.next = proto::FailureReport::kFinished;
   else
-    report.next = finished ? proto::FailureReport::kFinished : proto::FailureReport::kRestart;
+    report.next = unstartable ? proto::FailureReport::kNoRestart : proto::FailureReport::kRestart;
   out_.to_launcher(proto::make_frame(report));
   if (!continues) {
     end_job(failure_exit_code(exit));
@@ -139,10 +147,7 @@ void Leader::fail(const ProcId& who, int32_t pid, const proto::ExitInfo& exit, b
   }
   out_.to_all_daemons(proto::make_frame(proto::EventDown{proto::EventDown::kProcFailed, f}));
   forget_round_state(who.slot);
-  // Transparent mode needs no survivor: a restarted process re-creates its
-  // messages by re-executing and fetches its determinants from the event
-  // logger, so even the death of every process (np 1) is survived.
-  if (state_.count_alive() == 0 && !state_.transparent()) {
+  if (none_left) {
     bool any_finished = false;
     for (int32_t s = 0; s < state_.world_size(); ++s)
       any_finished |= state_.proc(s).state == ProcState::kFinished;
