@@ -93,7 +93,8 @@ void Module::take(uint64_t number) {
   std::vector<uint64_t> sent(f.received.size());
   for (size_t s = 0; s < sent.size(); ++s) sent[s] = lg.log().next_seq(static_cast<int32_t>(s)) - 1;
   store_.number = number;
-  lg.log().unused_pages(unused_);
+  // The local store writes no image (the frozen copy is one).
+  if (store_.kind != rte::proto::CkptFacts::kStoreLocal) lg.log().unused_pages(unused_);
   store_.unused = &unused_;
   store_.daemon_pid = static_cast<int>(::getppid());
   store_.secret = client_.job_secret();
