@@ -139,7 +139,7 @@ bool ShmTransport::send(int peer, const void* hdr, size_t hlen, const Payload& p
 
 uint64_t ShmTransport::room(int peer, size_t hlen, uint64_t want) {
   RingWriter& w = writer(peer);
-  uint64_t free = w.writable_payload(hlen);
+  uint64_t free = w.known_payload(hlen, want);
   if (free < want) {
     w.mark_waiting();
     // The reader may have freed space between our look and the mark.

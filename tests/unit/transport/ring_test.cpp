@@ -208,6 +208,22 @@ TEST(Ring, FullRingRefusesUntilTheReaderFreesAndWakesTheWriter) {
   EXPECT_EQ(got[0].id, 1000u);
 }
 
+TEST(Ring, KnownRoomLooksAtTheReadersHeadOnlyWhenTheLastLookFallsShort) {
+  AttachedRing ring(4096);
+  auto& [m, w, r] = ring;
+  for (uint64_t i = 0; i < 40; ++i) ASSERT_TRUE(put(w, i, 40, 1));  // 2560 of 4096 bytes
+  const uint64_t before = w.writable_payload(40);
+  ASSERT_GT(before, 8u);
+  EXPECT_EQ(take(r, 1).size(), 40u);  // the reader frees it all
+  // Enough by the last look: answered from it, the freed space unseen.
+  EXPECT_EQ(w.known_payload(40, 8), before);
+  EXPECT_EQ(w.known_payload(40, before), before);
+  // More than the last look allows: the head is read again.
+  const uint64_t after = w.known_payload(40, before + 8);
+  EXPECT_GT(after, before);
+  EXPECT_EQ(after, w.writable_payload(40));
+}
+
 TEST(Ring, WrapAroundWithAPadAndTheLargestRecord) {
   AttachedRing ring(4096);
   auto& [m, w, r] = ring;
