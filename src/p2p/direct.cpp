@@ -39,9 +39,14 @@ bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, 
     const ShortHdr s = shorten(h);
     if (!p.link->tx->send(p.addr, &s, sizeof s, pl)) return false;
   } else {
-    // The module's checksum travels in the full header.
-    if (!announce_now(p, dst.slot, h, buf, count, type)) return false;
-    if (!p.link->tx->send(p.addr, &h, sizeof h, pl)) {
+    // The module's checksum travels in the full header, unless the receiver
+    // can compute it from a payload that fits the short header's line.
+    bool sum_of_bytes = false;
+    if (!announce_now(p, dst.slot, h, buf, count, type, &sum_of_bytes)) return false;
+    const ShortHdr s = shorten(h);
+    const bool sent = sum_of_bytes && len <= kShortSummed ? p.link->tx->send(p.addr, &s, sizeof s, pl)
+                                                          : p.link->tx->send(p.addr, &h, sizeof h, pl);
+    if (!sent) {
       // announce_now saw the room, and only this process writes to it: the
       // module's log and the peer's channel would disagree from here on.
       FTMPI_LOG(kError, "p2p", "a logged send to slot %d found no room after all", dst.slot);
@@ -54,7 +59,7 @@ bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, 
 }
 
 bool Engine::announce_now(Peer& p, int32_t slot, MatchHdr& h, const void* buf, size_t count,
-                          const dtype::TypeRef& type) {
+                          const dtype::TypeRef& type, bool* sum_of_bytes) {
   // Once the module has the send it must leave now: refused for room
   // later, it would be logged twice by the general path.
   if (!module_->sends_go() || p.link->tx->room(p.addr, sizeof h, h.len) < h.len || !module_->may_number())
@@ -68,6 +73,7 @@ bool Engine::announce_now(Peer& p, int32_t slot, MatchHdr& h, const void* buf, s
     std::abort();
   }
   h.sum = e.sum;
+  *sum_of_bytes = e.sum_of_bytes;
   return true;
 }
 

@@ -269,7 +269,8 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
     case MsgType::kEagerShort: {
       MatchHdr h;
       size_t used = sizeof h;
-      if (t == MsgType::kEagerShort) {
+      const bool short_form = t == MsgType::kEagerShort;
+      if (short_form) {
         if (hlen < sizeof(ShortHdr)) break;
         ShortHdr s;
         std::memcpy(&s, hdr, sizeof s);
@@ -285,6 +286,8 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
                                           comm::is_coll_context(h.ctx)})) {
         case Verdict::kAccept:
           if (h.type == MsgType::kRts) rndv_at_ns_ = now_ns();
+          // With a module on, a short frame's sum is of its bytes (send_now).
+          if (short_form && module_) h.sum = module_->checksum(envelope_of(h), payload);
           on_match_frame(h, hdr + used, hlen - used, payload, plen);
           break;
         case Verdict::kHold:

@@ -405,8 +405,10 @@ class Engine final : public rte::EventSink {
                     bool sync) const;
   bool announce_send(Peer& p, int32_t slot, Request* r);  // true: the module holds it
   // send_now's announce: false (nothing logged) unless the module lets the
-  // send go and the transport has room for it now; sets h.sum.
-  bool announce_now(Peer& p, int32_t slot, MatchHdr& h, const void* buf, size_t count, const dtype::TypeRef& type);
+  // send go and the transport has room for it now; sets h.sum, and
+  // *sum_of_bytes when a receiver could compute it (Envelope::sum_of_bytes).
+  bool announce_now(Peer& p, int32_t slot, MatchHdr& h, const void* buf, size_t count, const dtype::TypeRef& type,
+                    bool* sum_of_bytes);
   // start_send from the sequence number on (the destination is resolved).
   void number_and_send(Peer& p, Request* r);
   void number_kept();  // the kept sends the module now lets take their numbers

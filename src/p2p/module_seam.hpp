@@ -59,6 +59,10 @@ struct Envelope {
   uint64_t seq = 0;   // channel sequence number: per ordered pair of slots, from 1
   bool sync = false;  // synchronous send: the sender waits for the match
   uint64_t sum = 0;   // module checksum carried by the message (on_send sets it)
+  // on_send: `sum` is checksum() of the envelope and of the payload bytes as
+  // they leave, so a receiver can compute it itself (EAGER_SHORT carries
+  // none). False when the module changed bytes before summing them.
+  bool sum_of_bytes = false;
 };
 
 enum class SendVerdict : uint8_t {
@@ -99,6 +103,11 @@ class ModuleSeam {
   // queue: it is never sent, and MPI_Cancel withdraws it as a message that
   // never left. It may set e.sum, which the message carries (MatchHdr::sum).
   virtual SendVerdict on_send(Envelope& e, TypedBuffer& data) = 0;
+
+  // The sum on_send gives a message with sum_of_bytes, from its envelope and
+  // its `e.len` payload bytes as they arrived: the receiver's side of an
+  // EAGER_SHORT, which carries no sum (spec/wire-p2p.md).
+  virtual uint64_t checksum(const Envelope& e, const uint8_t* payload) = 0;
 
   // An EAGER or RTS from another process, accepted by the frame guard, before
   // it is matched or queued. Frames a module injected are seen here too on

@@ -26,7 +26,7 @@ namespace ftmpi::p2p {
 // spec/wire-p2p.md's version of these layouts. 2: MatchHdr carries the
 // channel sequence number (48 -> 56 bytes); 3: a module checksum (64 bytes);
 // 4: EAGER_SHORT (40 bytes).
-inline constexpr uint32_t kWireVersion = 4;
+inline constexpr uint32_t kWireVersion = 5;
 
 enum class MsgType : uint8_t {
   kEager = 1,
@@ -66,8 +66,9 @@ struct MatchHdr {
 };
 static_assert(sizeof(MatchHdr) == 64);
 
-// An EAGER that nothing answers (standard mode, no request id) and no
-// module checksums: the MatchHdr without sreq and sum, and without len (the
+// An EAGER that nothing answers (standard mode, no request id) and whose
+// module checksum, if any, the receiver computes from the payload
+// (kShortSummed): the MatchHdr without sreq and sum, and without len (the
 // payload's length). 40 bytes, so that with the shm record header (16) and
 // 8 payload bytes it fills one cache line. The receiver expands it into the
 // MatchHdr it stands for (expand_short) before anything looks at it.
@@ -97,6 +98,11 @@ inline ShortHdr shorten(const MatchHdr& h) {
   s.seq = h.seq;
   return s;
 }
+
+// With a module on, send_now writes EAGER_SHORT for a payload of at most
+// this many bytes whose module sum the receiver can compute from the bytes
+// (ModuleSeam::checksum): with the 16-byte shm record header, one line.
+inline constexpr uint64_t kShortSummed = 8;
 
 inline MatchHdr expand_short(const ShortHdr& s, uint64_t payload_len) {
   MatchHdr h{};

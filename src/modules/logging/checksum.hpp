@@ -134,4 +134,17 @@ inline uint64_t envelope_checksum(uint64_t payload_hash, uint64_t ctx, int32_t t
   return h ^ (h >> 29);
 }
 
+// The checksum a log entry of these bytes and this envelope gets (what a
+// receiver computes for a message that carries none).
+inline uint64_t message_checksum(const void* p, uint64_t len, uint64_t ctx, int32_t tag) {
+  uint64_t hash;
+  if (len < 32) {
+    uint8_t scratch[32];
+    hash = Hasher::copy_short(scratch, p, static_cast<size_t>(len));
+  } else {
+    hash = checksum(p, static_cast<size_t>(len));
+  }
+  return envelope_checksum(hash, ctx, tag, len);
+}
+
 }  // namespace ftmpi::logging

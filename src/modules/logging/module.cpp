@@ -218,6 +218,7 @@ p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
     le = logger_.commit(e.dst_slot, e.seq, h.digest());
   }
   e.sum = le->checksum;
+  e.sum_of_bytes = !padded;
   // The dead incarnation's cancel withdrew it: it must not reach the
   // receiver, which may have later messages; the replayed cancel ends it.
   if (logger_.outcomes().replaying() && logger_.outcomes().withhold(e.dst_slot, e.seq)) {
@@ -227,6 +228,10 @@ p2p::SendVerdict Module::on_send(p2p::Envelope& e, p2p::TypedBuffer& data) {
     return p2p::SendVerdict::kWithhold;
   }
   return logger_.may_send() ? p2p::SendVerdict::kGo : p2p::SendVerdict::kHold;
+}
+
+uint64_t Module::checksum(const p2p::Envelope& e, const uint8_t* payload) {
+  return message_checksum(payload, e.len, e.ctx, e.tag);
 }
 
 p2p::ArrivalVerdict Module::on_arrival(const p2p::Envelope& e) {

@@ -51,6 +51,7 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
 
   // p2p::ModuleSeam
   p2p::SendVerdict on_send(p2p::Envelope& e, p2p::TypedBuffer& data) override;
+  uint64_t checksum(const p2p::Envelope& e, const uint8_t* payload) override;
   p2p::ArrivalVerdict on_arrival(const p2p::Envelope& e) override;
   bool force_source(uint64_t ctx, int tag, bool probe, int32_t* src_slot, uint64_t* seq) override;
   void on_matched(const p2p::Envelope& e, const p2p::Request* r, bool probe) override;

@@ -27,6 +27,8 @@ struct Counter final : ftmpi::p2p::ModuleSeam {
   int requestless = 0;  // deliveries of blocking calls that used no request
   int polls[8] = {}, failed_polls[8] = {};
   int seq_errors = 0, payload_errors = 0;
+  int sum_errors = 0;     // arrivals without the sum every send was given
+  int computed_sums = 0;  // sums the receiving side computed (short frames)
   std::map<int32_t, uint64_t> sent_seq, got_seq;  // per peer slot
   uint8_t first_byte = 0;                          // of the last send, read through the seam
   // Replay controls.
@@ -40,10 +42,26 @@ struct Counter final : ftmpi::p2p::ModuleSeam {
     sent_seq[e.dst_slot] = e.seq;
     if (e.len != data.bytes()) ++payload_errors;
     if (e.len) data.pack(0, &first_byte, 1);
+    // A sum of the bytes as they leave, as a logging module gives: the
+    // short frames of small sends carry none and the receiver computes it.
+    std::vector<uint8_t> bytes(static_cast<size_t>(e.len));
+    if (e.len) data.pack(0, bytes.data(), bytes.size());
+    e.sum = sum_of(e, bytes.data());
+    e.sum_of_bytes = true;
     return ftmpi::p2p::SendVerdict::kGo;
+  }
+  static uint64_t sum_of(const ftmpi::p2p::Envelope& e, const uint8_t* p) {
+    uint64_t h = 1469598103934665603ull ^ e.ctx ^ (static_cast<uint64_t>(static_cast<uint32_t>(e.tag)) << 32);
+    for (uint64_t i = 0; i < e.len; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    return h | 1;
+  }
+  uint64_t checksum(const ftmpi::p2p::Envelope& e, const uint8_t* payload) override {
+    ++computed_sums;
+    return sum_of(e, payload);
   }
   ftmpi::p2p::ArrivalVerdict on_arrival(const ftmpi::p2p::Envelope& e) override {
     ++arrivals;
+    if (e.sum == 0) ++sum_errors;
     if (got_seq.count(e.src_slot) && e.seq != got_seq[e.src_slot] + 1) ++seq_errors;
     got_seq[e.src_slot] = e.seq;
     return ftmpi::p2p::ArrivalVerdict::kAccept;
@@ -102,8 +120,9 @@ void expect(const char* step, const Seen& before, int sends, int matches, int de
             now.deliveries - before.deliveries == deliveries,
         "%s: saw sends %d matches %d deliveries %d, want %d %d %d", step, now.sends - before.sends,
         now.matches - before.matches, now.deliveries - before.deliveries, sends, matches, deliveries);
-  CHECK(seam.seq_errors == 0 && seam.payload_errors == 0, "%s: %d sequence / %d payload errors", step,
-        seam.seq_errors, seam.payload_errors);
+  CHECK(seam.seq_errors == 0 && seam.payload_errors == 0 && seam.sum_errors == 0,
+        "%s: %d sequence / %d payload / %d checksum errors", step, seam.seq_errors, seam.payload_errors,
+        seam.sum_errors);
 }
 
 // Rank 0 and 1 only: both sides' counts are checked for each step.
@@ -124,6 +143,8 @@ void pair_steps() {
     CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, &st));
     CHECK(v == 41, "got %d", v);
     expect("MPI_Recv", s, 0, 1, 1);
+    // (It may have arrived before this step: counted since the start.)
+    CHECK(seam.computed_sums >= 1, "the 4-byte message came with its sum: none computed here");
     CHECK(seam.requestless == 1, "the small blocking receive went without a request: %d", seam.requestless);
   }
 
