@@ -47,6 +47,7 @@ bool Engine::announce_send(Peer& p, int32_t slot, Request* r) {
   Envelope e = outgoing(p, slot, r->ctx, r->tag, r->data.bytes(), r->seq, r->mode == SendMode::kSync);
   const SendVerdict v = module_->on_send(e, r->data);
   r->sum = e.sum;
+  r->sum_of_bytes = e.sum_of_bytes;
   if (v == SendVerdict::kGo || p.self) return false;
   if (v == SendVerdict::kWithhold) {
     r->proto = Proto::kQueued;  // as a send that never left: cancel() unqueues it

@@ -81,6 +81,7 @@ struct RequestState {
   uint64_t seq = 0;
   uint64_t want_seq = 0;
   uint64_t sum = 0;  // send: the module checksum it carries (MatchHdr::sum)
+  bool sum_of_bytes = false;  // ... and the receiver could compute it (Envelope::sum_of_bytes)
 
   // Outcome (what MPI_Status reports). st_slot: the sender of a received
   // message, so a status read after a SHRINK recovery shows its new rank.

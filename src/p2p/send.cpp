@@ -109,8 +109,10 @@ bool Engine::try_send_match(Peer& p, Request* r) {
     // abandon() leaves a complete send alone), so its request id need not
     // travel: the short header makes an 8-byte message one cache line of
     // the shm ring instead of two (64 bytes: two lines instead of three).
-    // A module may answer by request id: not with one on.
-    const bool short_form = h.flags == 0 && h.sum == 0 && !module_ && comm::is_coll_context(h.ctx);
+    // With a module on, its checksum must be one the receiver computes from
+    // a payload that fits the line (kShortSummed).
+    const bool summed_short = module_ ? r->sum_of_bytes && len <= kShortSummed : h.sum == 0;
+    const bool short_form = h.flags == 0 && summed_short && comm::is_coll_context(h.ctx);
     if (!(short_form ? write_eager_short(*l.tx, p.addr, h, r->data) : write_eager(*l.tx, p.addr, h, r->data)))
       return false;
     if (r->mode == SendMode::kSync) r->proto = Proto::kWaitAck;
