@@ -181,6 +181,7 @@ void Engine::block() {
     client_->poll(*this);
     return;
   }
+  if (module_ && module_->on_idle()) return;
   if (!links_->shm.prepare_sleep()) return;
   poll_fds(-1);
   links_->shm.end_sleep();

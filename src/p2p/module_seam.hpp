@@ -204,6 +204,11 @@ class ModuleSeam {
   // place where the process may be forked for a checkpoint (the checkpoint
   // module's safe point, spec/checkpoint-protocol.md §2).
   virtual void on_progress() {}
+  // The engine is about to sleep (nothing came for its whole spin): a
+  // module may do there, in a piece of at most ~100 us, work that would
+  // otherwise stall a later call. true: it did some; the engine polls
+  // again instead of sleeping, and asks again when it would sleep next.
+  virtual bool on_idle() { return false; }
 };
 
 }  // namespace ftmpi::p2p

@@ -127,6 +127,8 @@ class Logger {
   uint64_t reclaimed() const { return reclaimed_; }
 
   const SenderLog& log() const { return log_; }
+  // Idle time: fresh pages for the log's next entries (SenderLog::populate_ahead).
+  bool prepare_log() { return log_.populate_ahead(); }
   const InChannels& inbound() const { return in_; }
   const LoggerStats& stats() const { return stats_; }
   // Messages the peers said they resent to this incarnation.

@@ -87,6 +87,7 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
     if (engine_.has_deferred_cancels()) answer_cancels();
     if (ckpt_) ckpt_->on_progress();
   }
+  bool on_idle() override { return logger_.prepare_log(); }
   // A replaying process answers CANCELs once it has caught up: a message
   // its dead incarnation matched is matched again by then, or was never
   // matched before anything the dead incarnation showed its peers.

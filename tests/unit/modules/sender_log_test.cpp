@@ -344,5 +344,46 @@ TEST(SenderLog, MidSizeEntriesPopulateAheadSmallOnesDoNot) {
   EXPECT_EQ(m->data()[299], 2);
 }
 
+// Idle time populates the pages of the next entries piece by piece, 16 MiB
+// ahead of the fill point and no further; across a chunk's end the spare
+// takes the rest, and the next chunk is that spare. Nothing before the first
+// append.
+TEST(SenderLog, IdleTimePopulatesAheadOfTheFillPointUpToABound) {
+  auto resident = [](const void* from, size_t pages) {
+    const auto a = reinterpret_cast<uintptr_t>(from) & ~uintptr_t{4095};
+    std::vector<unsigned char> v(pages);
+    if (mincore(reinterpret_cast<void*>(a), pages * 4096, v.data()) != 0) return size_t{0};
+    return static_cast<size_t>(std::count_if(v.begin(), v.end(), [](unsigned char c) { return c & 1; }));
+  };
+  SenderLog log(1ull << 32);
+  EXPECT_FALSE(log.populate_ahead()) << "nothing logged yet";
+  std::vector<uint8_t> tiny(8, 1);
+  const LogEntry* e = log.append(1, env(tiny.size()), tiny.data());
+  ASSERT_NE(e, nullptr);
+  int pieces = 0;
+  while (log.populate_ahead()) ++pieces;
+  EXPECT_EQ(pieces, 64) << "16 MiB in 256 KiB pieces";
+  const size_t ahead = (16u << 20) / 4096;
+  EXPECT_EQ(resident(e, ahead), ahead);
+  EXPECT_LT(resident(reinterpret_cast<const uint8_t*>(e) + (17u << 20), 256), 256u) << "not beyond the bound";
+  EXPECT_EQ(log.mapped(), 64ull << 20) << "no spare yet: the chunk holds the bound";
+
+  // Fill the chunk to 8 MiB short of its end: the spare takes the other 8.
+  std::vector<uint8_t> big(1u << 20, 3);
+  while (log.mapped() == (64ull << 20) && log.bytes() + (9u << 20) < (64ull << 20))
+    ASSERT_NE(log.append(1, env(big.size()), big.data()), nullptr);
+  pieces = 0;
+  while (log.populate_ahead()) ++pieces;
+  EXPECT_EQ(log.mapped(), 128ull << 20) << "the spare was mapped";
+  EXPECT_GT(pieces, 0);
+  // The next chunk is the spare, already populated at its start.
+  while (log.mapped() == (128ull << 20) && log.bytes() < (64ull << 20))
+    ASSERT_NE(log.append(1, env(big.size()), big.data()), nullptr);
+  const LogEntry* next = log.append(1, env(big.size()), big.data());
+  ASSERT_NE(next, nullptr);
+  EXPECT_EQ(log.mapped(), 128ull << 20) << "the spare became the chunk: nothing new mapped";
+  EXPECT_EQ(next->data()[0], 3);
+}
+
 }  // namespace
 }  // namespace ftmpi::logging
