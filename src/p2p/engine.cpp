@@ -287,7 +287,7 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
                                           comm::is_coll_context(h.ctx)})) {
         case Verdict::kAccept:
           if (h.type == MsgType::kRts) rndv_at_ns_ = now_ns();
-          // With a module on, a short frame's sum is of its bytes (send_now).
+          // With a module on, a short frame carries no sum: it is of its bytes.
           if (short_form && module_) h.sum = module_->checksum(envelope_of(h), payload);
           on_match_frame(h, hdr + used, hlen - used, payload, plen);
           break;

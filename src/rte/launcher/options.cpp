@@ -223,7 +223,7 @@ const char* usage_text() {
          "  --ckpt-keep                 keep the disk images after a normal end (default: removed)\n"
          "  --ckpt-policy=POLICY        round-robin (default) or adaptive (received/sent ratio first)\n"
          "  --ckpt-log-trigger=SIZE     checkpoint a process whose peers hold SIZE (64m) logged for it\n"
-         "  --ckpt-max-concurrent=N     processes checkpointing at once (default 1)\n"
+         "  --ckpt-max-concurrent=N     processes checkpointing at once (default 2)\n"
          "  --ckpt-gc=on|off            after each checkpoint, drop the log entries and determinants its\n"
          "                                image no longer needs (default on; a process that dies after\n"
          "                                that with no image to wake cannot restart: the job ends)\n"

@@ -57,6 +57,7 @@ TEST(CkptOptions, AcceptedForms) {
   ParseOutcome a = parse({"--ft-transparent", "--ckpt-interval", "auto", "--mtbf=2h", "prog"});
   ASSERT_TRUE(a.ok) << a.error;
   EXPECT_TRUE(a.opts.ckpt.interval_auto);
+  EXPECT_EQ(a.opts.ckpt.max_concurrent, 2) << "two processes checkpoint at once by default";
   EXPECT_EQ(a.opts.ckpt.mtbf_ns, 7200'000'000'000u);
   CkptScheduleConfig c = schedule_config(a.opts.ckpt);
   EXPECT_TRUE(c.interval_auto);
