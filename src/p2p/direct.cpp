@@ -43,9 +43,13 @@ bool Engine::send_now(const comm::Communicator& c, uint64_t ctx, int peer_rank, 
     // can compute it from a payload that fits the short header's line.
     bool sum_of_bytes = false;
     if (!announce_now(p, dst.slot, h, buf, count, type, &sum_of_bytes)) return false;
-    const ShortHdr s = shorten(h);
-    const bool sent = sum_of_bytes && len <= kShortSummed ? p.link->tx->send(p.addr, &s, sizeof s, pl)
-                                                          : p.link->tx->send(p.addr, &h, sizeof h, pl);
+    bool sent;
+    if (short_with_module(sum_of_bytes, len)) {
+      const ShortHdr s = shorten(h);
+      sent = p.link->tx->send(p.addr, &s, sizeof s, pl);
+    } else {
+      sent = p.link->tx->send(p.addr, &h, sizeof h, pl);
+    }
     if (!sent) {
       // announce_now saw the room, and only this process writes to it: the
       // module's log and the peer's channel would disagree from here on.

@@ -110,8 +110,8 @@ bool Engine::try_send_match(Peer& p, Request* r) {
     // travel: the short header makes an 8-byte message one cache line of
     // the shm ring instead of two (64 bytes: two lines instead of three).
     // With a module on, its checksum must be one the receiver computes from
-    // a payload that fits the line (kShortSummed).
-    const bool summed_short = module_ ? r->sum_of_bytes && len <= kShortSummed : h.sum == 0;
+    // a payload that fits the line.
+    const bool summed_short = module_ ? short_with_module(r->sum_of_bytes, len) : h.sum == 0;
     const bool short_form = h.flags == 0 && summed_short && comm::is_coll_context(h.ctx);
     if (!(short_form ? write_eager_short(*l.tx, p.addr, h, r->data) : write_eager(*l.tx, p.addr, h, r->data)))
       return false;

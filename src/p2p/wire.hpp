@@ -99,10 +99,11 @@ inline ShortHdr shorten(const MatchHdr& h) {
   return s;
 }
 
-// With a module on, send_now writes EAGER_SHORT for a payload of at most
-// this many bytes whose module sum the receiver can compute from the bytes
+// With a module on, an EAGER goes short only with a payload of at most this
+// many bytes whose module sum the receiver can compute from the bytes
 // (ModuleSeam::checksum): with the 16-byte shm record header, one line.
 inline constexpr uint64_t kShortSummed = 8;
+inline bool short_with_module(bool sum_of_bytes, uint64_t len) { return sum_of_bytes && len <= kShortSummed; }
 
 inline MatchHdr expand_short(const ShortHdr& s, uint64_t payload_len) {
   MatchHdr h{};

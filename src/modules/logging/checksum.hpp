@@ -59,8 +59,11 @@ class Hasher {
     return finish(h, w, fill_);
   }
 
-  // The digest of n < 32 bytes, copied to dst on the way (dst has room for
-  // 32 bytes: the rest is zero-filled). Same value as update() + digest().
+  // copy_short takes fewer bytes than this.
+  static constexpr size_t kShortBytes = 32;
+  // The digest of n < kShortBytes bytes, copied to dst on the way (dst has
+  // room for kShortBytes: the rest is zero-filled). Same value as update() +
+  // digest().
   static uint64_t copy_short(void* dst, const void* src, size_t n, uint64_t seed = 0) {
     uint64_t w[4] = {0, 0, 0, 0};
     auto* b = reinterpret_cast<uint8_t*>(w);
@@ -138,8 +141,8 @@ inline uint64_t envelope_checksum(uint64_t payload_hash, uint64_t ctx, int32_t t
 // receiver computes for a message that carries none).
 inline uint64_t message_checksum(const void* p, uint64_t len, uint64_t ctx, int32_t tag) {
   uint64_t hash;
-  if (len < 32) {
-    uint8_t scratch[32];
+  if (len < Hasher::kShortBytes) {
+    uint8_t scratch[Hasher::kShortBytes];
     hash = Hasher::copy_short(scratch, p, static_cast<size_t>(len));
   } else {
     hash = checksum(p, static_cast<size_t>(len));

@@ -16,7 +16,7 @@ constexpr uint64_t kAlign = 16;
 constexpr uint64_t kLine = 64;
 static_assert(kLogEntryBytes % kAlign == 0 && kLogLineFrom % kLine == 0);
 // Below this a payload is copied and hashed in one inline step.
-constexpr uint64_t kShort = 32;
+constexpr uint64_t kShort = Hasher::kShortBytes;
 // From this size on, the pages a payload lands on are populated by one
 // madvise(MADV_POPULATE_WRITE) before the copy instead of one page fault
 // each: first touch of log memory is what bounds large messages, and on the
@@ -73,15 +73,20 @@ bool SenderLog::new_chunk(uint64_t need) {
     spare_ = Chunk{};
     return true;
   }
-  const uint64_t size = need > kChunkBytes ? need : kChunkBytes;
+  Chunk c = map_chunk(need > kChunkBytes ? need : kChunkBytes);
+  if (!c.base) return false;
+  chunks_.push_back(c);
+  return true;
+}
+
+SenderLog::Chunk SenderLog::map_chunk(uint64_t size) {
   void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) return false;
+  if (p == MAP_FAILED) return Chunk{};
   // No MADV_HUGEPAGE: on the VMs this runs on (free page reporting), a
   // huge page comes from memory the host has to back first, and logging
   // into fresh huge pages measured 2-5x slower than into small pages.
-  chunks_.push_back(Chunk{static_cast<uint8_t*>(p), size, 0, 0});
   mapped_ += size;
-  return true;
+  return Chunk{static_cast<uint8_t*>(p), size, 0, 0};
 }
 
 void SenderLog::populate(uint8_t* at, uint64_t n) {
@@ -107,10 +112,8 @@ bool SenderLog::populate_ahead() {
   // The current chunk ends before the bound: the next one is the spare.
   if (c.size - c.used >= kIdleAhead) return false;
   if (!spare_.base) {
-    void* p = mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return false;
-    spare_ = Chunk{static_cast<uint8_t*>(p), kChunkBytes, 0, 0};
-    mapped_ += kChunkBytes;
+    spare_ = map_chunk(kChunkBytes);
+    if (!spare_.base) return false;
   }
   const uint64_t want = std::min(spare_.size, kIdleAhead - (c.size - c.used));
   if (spare_.populated >= want) return false;

@@ -136,6 +136,7 @@ class SenderLog {
   Channel& chan(int32_t dst);
   LogEntry* carve(const Envelope& env);
   bool new_chunk(uint64_t need);
+  Chunk map_chunk(uint64_t size);  // a fresh anonymous chunk (base null: refused), counted in mapped_
   static void populate(uint8_t* at, uint64_t n);
   static void populate_to(Chunk& c, uint64_t from, uint64_t end, bool ahead);
   void link(Channel& ch, LogEntry* e, uint64_t seq, uint64_t payload_hash);

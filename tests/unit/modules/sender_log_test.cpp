@@ -322,16 +322,18 @@ TEST(SenderLog, UnusedPagesAreThoseNoLiveEntryTouches) {
   EXPECT_EQ(log.entries(), 1u);
 }
 
+// Pages resident in memory among `pages` from the one holding `from`.
+size_t resident(const void* from, size_t pages) {
+  const auto a = reinterpret_cast<uintptr_t>(from) & ~uintptr_t{4095};
+  std::vector<unsigned char> v(pages);
+  if (mincore(reinterpret_cast<void*>(a), pages * 4096, v.data()) != 0) return 0;
+  return static_cast<size_t>(std::count_if(v.begin(), v.end(), [](unsigned char c) { return c & 1; }));
+}
+
 // An entry of 256 bytes or more finds the next 256 KiB of its chunk
 // populated (one call instead of a fault per page); an 8-byte one does not
 // populate ahead.
 TEST(SenderLog, MidSizeEntriesPopulateAheadSmallOnesDoNot) {
-  auto resident = [](const void* from, size_t pages) {
-    const auto a = reinterpret_cast<uintptr_t>(from) & ~uintptr_t{4095};
-    std::vector<unsigned char> v(pages);
-    if (mincore(reinterpret_cast<void*>(a), pages * 4096, v.data()) != 0) return size_t{0};
-    return static_cast<size_t>(std::count_if(v.begin(), v.end(), [](unsigned char c) { return c & 1; }));
-  };
   std::vector<uint8_t> tiny(8, 1), mid(300, 2);
   SenderLog small_only(1ull << 30);
   const LogEntry* s = small_only.append(1, env(tiny.size()), tiny.data());
@@ -349,12 +351,6 @@ TEST(SenderLog, MidSizeEntriesPopulateAheadSmallOnesDoNot) {
 // takes the rest, and the next chunk is that spare. Nothing before the first
 // append.
 TEST(SenderLog, IdleTimePopulatesAheadOfTheFillPointUpToABound) {
-  auto resident = [](const void* from, size_t pages) {
-    const auto a = reinterpret_cast<uintptr_t>(from) & ~uintptr_t{4095};
-    std::vector<unsigned char> v(pages);
-    if (mincore(reinterpret_cast<void*>(a), pages * 4096, v.data()) != 0) return size_t{0};
-    return static_cast<size_t>(std::count_if(v.begin(), v.end(), [](unsigned char c) { return c & 1; }));
-  };
   SenderLog log(1ull << 32);
   EXPECT_FALSE(log.populate_ahead()) << "nothing logged yet";
   std::vector<uint8_t> tiny(8, 1);
