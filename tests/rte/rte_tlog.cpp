@@ -23,6 +23,7 @@
 //            records its self-killed predecessors had acknowledged; prefix:
 //            (kills from outside) records 1..M for some M, replayed and continued
 //   trace    every incarnation appends "slot inc fetched|acked|died|final ..." lines
+//            (final: records, failures and restarts heard of, batches staged)
 //            (acked: with check=prefix, each record once acknowledged)
 //            (not to stdout: what incarnations print there must be the same
 //            bytes, or the launcher's output-once filter cuts them wrongly)
@@ -228,6 +229,7 @@ int main(int argc, char** argv) {
   }
   int quota = victim && !fence_kill && logged_before < times ? after * (logged_before + 1) : batches;
   uint64_t first_batch = 0;  // this incarnation's batch numbers count from 1
+  int staged = 0;            // batches of this incarnation that were stable as written
   auto serve = [&](int ms) {
     pollfd p{client.fd(), POLLIN, 0};
     if (client.has_pending_events() || ::poll(&p, 1, ms) > 0) client.poll(sink);
@@ -235,8 +237,13 @@ int main(int argc, char** argv) {
   while (done < quota) {
     ++done;
     std::string r = record(g_rank, done);
-    uint64_t b = client.log_determinants(r.data(), r.size());
+    bool stable = false;
+    uint64_t b = client.log_determinants(r.data(), r.size(), stable);
     check(b == ++first_batch, "batch number " + std::to_string(b));
+    if (stable) {  // staged in the daemon's memory: acknowledged as written
+      sink.acked = b;
+      ++staged;
+    }
     while (sink.acked < b) serve(1000);
     if (!exact) trace(std::to_string(g_rank) + " " + std::to_string(inc) + " acked " + std::to_string(done));
     std::printf("rank %d rec %d\n", g_rank, done);
@@ -267,6 +274,6 @@ int main(int argc, char** argv) {
   while (!client.fence_done()) serve(1000);
   check(ok(client.finalize()), "finalize");
   trace(std::to_string(g_rank) + " " + std::to_string(inc) + " final " + std::to_string(done) + " " +
-        std::to_string(sink.failures) + " " + std::to_string(sink.restarts));
+        std::to_string(sink.failures) + " " + std::to_string(sink.restarts) + " " + std::to_string(staged));
   return 0;
 }

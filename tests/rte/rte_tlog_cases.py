@@ -109,6 +109,8 @@ def case_tlog_restart_np4(ctx):
     expect(sorted(int(t[0]) for t in finals) == [0, 1, 2, 3], f"final trace lines {finals}")
     for t in finals:
         expect(int(t[4]) >= int(t[5]), f"rank {t[0]} heard of more restarts than failures: {t}")
+        # One host: batches go into the daemon's staging area, stable as written.
+        expect(int(t[6]) > 0, f"rank {t[0]} staged no batch on a single host: {t}")
 
 
 def case_tlog_rank0_three_times(ctx):
@@ -165,7 +167,10 @@ def case_tlog_exit_ends_the_job(ctx):
 
 def case_tlog_two_hosts(ctx):
     # Batches are replicated to the other host's daemon before they are acknowledged.
-    self_kills(ctx, 4, [1, 3], after=4, launcher=["--host", "127.0.0.2:2,127.0.0.3:2"])
+    j, trace = self_kills(ctx, 4, [1, 3], after=4, launcher=["--host", "127.0.0.2:2,127.0.0.3:2"])
+    # With a buddy host no batch is stable before its replica is.
+    for t in (t for t in trace if t[2] == "final"):
+        expect(int(t[6]) == 0, f"rank {t[0]} staged batches with a buddy host: {t}")
 
 
 def case_tlog_leader_ranks_two_hosts(ctx):

@@ -95,6 +95,7 @@ void Logger::append_failed(int32_t dst, uint64_t seq) {
 
 bool Logger::hold() {
   flush_determinants();
+  if (outcomes_.may_send()) return true;  // the event logger had them at once
   ++stats_.held;
   return false;
 }
@@ -104,7 +105,7 @@ void Logger::flush_determinants() {
   if (!outcomes_.take_batch(batch_)) return;
   outcomes_.batch_sent();
   ++stats_.batches;
-  wire_.log_determinants(batch_);
+  if (wire_.log_determinants(batch_)) outcomes_.batch_acked();
 }
 
 bool Logger::on_batch_acked() {

@@ -39,9 +39,10 @@ class Wire {
   // Queues a logged message for the current incarnation of `slot` again,
   // with its sequence number (false: the sender has it queued itself).
   virtual bool inject(int32_t slot, const LogEntry& e) = 0;
-  // One batch of determinants to the event logger; its acknowledgement
-  // comes back through Logger::on_batch_acked, in order.
-  virtual void log_determinants(const std::vector<uint8_t>& batch) = 0;
+  // One batch of determinants to the event logger. true: the logger holds
+  // it already (stable at once); false: its acknowledgement comes back
+  // through Logger::on_batch_acked, in order.
+  virtual bool log_determinants(const std::vector<uint8_t>& batch) = 0;
   // Ends the job with this one-line message.
   [[noreturn]] virtual void fatal(const std::string& msg) = 0;
 };
@@ -144,7 +145,7 @@ class Logger {
   [[noreturn]] void append_failed(int32_t dst, uint64_t seq);
   bool caught_up();
   void duplicate(int32_t src, uint64_t seq, uint64_t checksum);  // fatal() if it differs
-  bool hold();  // flushes determinants; the send waits for their ack
+  bool hold();  // flushes determinants; false: the send waits for their ack
 
   Wire& wire_;
   int32_t self_;

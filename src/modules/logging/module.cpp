@@ -388,16 +388,20 @@ bool Module::inject(int32_t slot, const LogEntry& e) {
   return engine_.inject(slot, env, e.data(), e.env.len);
 }
 
-void Module::log_determinants(const std::vector<uint8_t>& batch) {
+bool Module::log_determinants(const std::vector<uint8_t>& batch) {
+  bool stable = false;
   for (size_t off = 0; off < batch.size();) {
     // The runtime takes batches of a bounded size; a bigger one goes in
-    // pieces (the fetch concatenates them back in order).
+    // pieces (the fetch concatenates them back in order). A piece after
+    // one that waits for its ack waits too (the runtime stages none
+    // behind a DET_LOG in flight), so the last piece speaks for all.
     size_t n = std::min(batch.size() - off, rte::kMaxDeterminantBatch);
-    uint64_t id = client_.log_determinants(batch.data() + off, n);
+    uint64_t id = client_.log_determinants(batch.data() + off, n, stable);
     if (id == 0) fatal("the runtime refused a determinant batch (is the job in transparent mode?)");
     off += n;
-    if (off == batch.size()) batch_ends_.push_back(id);
+    if (off == batch.size() && !stable) batch_ends_.push_back(id);
   }
+  return stable;
 }
 
 void Module::fatal(const std::string& msg) { client_.abort(kDivergedExit, msg); }

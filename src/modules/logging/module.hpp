@@ -107,7 +107,7 @@ class Module final : public p2p::ModuleSeam, public p2p::ControlHandler, private
   // Wire
   bool send_frame(int32_t slot, const std::vector<uint8_t>& bytes) override;
   bool inject(int32_t slot, const LogEntry& e) override;
-  void log_determinants(const std::vector<uint8_t>& batch) override;
+  bool log_determinants(const std::vector<uint8_t>& batch) override;
   [[noreturn]] void fatal(const std::string& msg) override;
 
   // A wildcard probe found a message. An Iprobe's first look counts if the

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -257,6 +259,7 @@ Err Client::boot_on_channel(BootInfo& out) {
       return Err::kIntern;
     }
   }
+  if (boot.det_fd >= 0 && out.modes.transparent_mode()) map_stage(boot.det_fd);
   self_ = out.self;
   host_ = out.host;
   world_size_ = out.world_size;
@@ -371,7 +374,29 @@ void Client::poll(EventSink& sink) {
   }
 }
 
-uint64_t Client::log_determinants(const void* bytes, size_t len) {
+void Client::map_stage(int fd) {
+  struct stat st{};
+  if (!fd::set_cloexec(fd) || fstat(fd, &st) != 0 || st.st_size <= 0) {
+    FTMPI_LOG(kWarn, "rte", "determinant staging fd %d from BOOT is not usable; logging through the socket", fd);
+    return;
+  }
+  const size_t bytes = static_cast<size_t>(st.st_size);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    FTMPI_LOG(kWarn, "rte", "cannot map the determinant staging area: %s", std::strerror(errno));
+    return;
+  }
+  proto::StageWriter w(p, bytes);
+  if (!w.valid()) {
+    FTMPI_LOG(kWarn, "rte", "the determinant staging area from BOOT is not laid out; logging through the socket");
+    munmap(p, bytes);
+    return;
+  }
+  stage_ = w;
+}
+
+uint64_t Client::log_determinants(const void* bytes, size_t len, bool& stable) {
+  stable = false;
   if (!modes_.transparent_mode() || singleton_ || fd_ < 0) {
     FTMPI_LOG(kError, "rte", "log_determinants outside transparent mode");
     return 0;
@@ -379,6 +404,14 @@ uint64_t Client::log_determinants(const void* bytes, size_t len) {
   if (len == 0 || len > kMaxDeterminantBatch) {
     FTMPI_LOG(kError, "rte", "log_determinants: batch of %zu bytes (must be 1..%u)", len, proto::kMaxDetBatch);
     return 0;
+  }
+  // Staged only behind no DET_LOG in flight: acknowledgements come in
+  // batch order, and the daemon takes staged batches before a DET_LOG.
+  if (det_acked_ == det_logged_ && stage_.stable() &&
+      stage_.put(self_.incarnation, det_logged_ + 1, bytes, len)) {
+    det_acked_ = ++det_logged_;
+    stable = true;
+    return det_logged_;
   }
   det_frame_.clear();  // keeps its room
   proto::append_det_log_frame(det_frame_, ++det_logged_, bytes, len);
@@ -441,6 +474,8 @@ Err Client::resume(int ctrl_fd, BootInfo& out) {
   exchanged_ = fence_entered_ = fence_done_ = recovery_outstanding_ = false;
   restart_result_ = RecoveryResult{};
   det_logged_ = det_acked_ = 0;
+  // The image left the old area's mapping out; BOOT gives the area again.
+  stage_ = proto::StageWriter();
   ckpt_wanted_ = 0;
   if (Err e = boot_on_channel(out); !ok(e)) return e;
   if (out.self.slot != before.slot || out.self.incarnation <= before.incarnation || !out.restarted ||

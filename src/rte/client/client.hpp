@@ -20,6 +20,7 @@
 #include "rte/client/boot_backend.hpp"
 #include "rte/proto/card.hpp"
 #include "rte/proto/ckpt_messages.hpp"
+#include "rte/proto/det_stage.hpp"
 #include "rte/proto/frame.hpp"
 #include "rte/proto/modes.hpp"
 #include "rte/proto/recovery.hpp"
@@ -156,8 +157,10 @@ class Client {
   // Hands an opaque batch (1 .. kMaxDeterminantBatch bytes) to the event
   // logger without waiting for its acknowledgement. Returns its number (1, 2, 3, ... per incarnation),
   // acknowledged later through EventSink::on_determinants_acked; 0 if refused
-  // (not transparent mode, empty or too large; logged).
-  uint64_t log_determinants(const void* bytes, size_t len);
+  // (not transparent mode, empty or too large; logged). `stable`: it went
+  // into the daemon's staging area while that is the job's only copy, and
+  // counts as acknowledged now (no EventSink call follows for it).
+  uint64_t log_determinants(const void* bytes, size_t len, bool& stable);
   // Highest batch acknowledged so far (as delivered by poll()).
   uint64_t determinants_acked() const { return det_acked_; }
   // Blocking: every batch the event logger holds for this slot (from all
@@ -240,6 +243,10 @@ class Client {
   uint64_t det_logged_ = 0;  // last batch number handed out
   std::vector<uint8_t> det_frame_;  // the DET_LOG frame being sent
   uint64_t det_acked_ = 0;   // last batch acknowledged (delivered)
+  // The daemon's determinant staging area (BOOT det_fd), mapped here for
+  // the process's life.
+  proto::StageWriter stage_;
+  void map_stage(int fd);
   uint64_t ckpt_wanted_ = 0;  // CKPT_REQ not answered yet
   std::string ckpt_buddy_;    // ...and where its image goes (buddy store)
   auth::Secret secret_{};     // from BOOT

@@ -99,6 +99,7 @@ void Daemon::start_job(const proto::JobStart& job) {
   launch.stdin_slot = job.stdin_slot;
   launch.env = job.env;
   launch.no_aslr = job.modes.transparent_mode();
+  launch.det_stage = job.modes.transparent_mode();
   det_complete_.insert(me.slots.begin(), me.slots.end());
   ranks_.spawn_all(launch);
   check_buddy();
@@ -128,6 +129,8 @@ void Daemon::send_boot(LocalRank& r) {
     b.shm_size = 0;
     b.doorbell_fds = {r.own_doorbell};
   }
+  b.det_fd = ranks_.stage_fd(r);
+  if (state_.transparent()) offer_stable_stage(r);
   b.secret = secret_;
   b.tcp_bind_addr = my_addr_;
   b.epoch = state_.epoch();

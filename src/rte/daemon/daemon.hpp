@@ -184,6 +184,13 @@ class Daemon : public RankListener, public LeaderOutput {
   Connection* buddy_link(int32_t& host);
   // No other live host: batches are acknowledged once stored here.
   bool alone() const;
+  // Takes the batches the rank of `slot` staged in its memfd into the
+  // primary log (spec/wire-control.md "Determinant staging"); false (and
+  // its channel closed) if the area is corrupt. take_all_staged: every rank's.
+  bool take_staged(int32_t slot);
+  void take_all_staged();
+  // Alone: tells the rank that a staged batch is stable once written.
+  void offer_stable_stage(const LocalRank& r);
   // After any tree change: a new buddy gets every primary batch again.
   void check_buddy();
   // A tree link to `host` closed.

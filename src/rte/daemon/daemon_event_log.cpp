@@ -12,6 +12,12 @@
 // log here: the daemon asks every live daemon (DET_WANT through the leader)
 // and merges what they hold (DET_HANDOVER: the lost host's buddy has a
 // replica) before it answers the fetch; it asks again after every view.
+//
+// Staging: alone, a rank writes its batches into a memfd this daemon maps
+// (rte/proto/det_stage.hpp) instead of sending DET_LOG; they are taken into
+// the primary log whenever the log is read or extended for that slot.
+#include <algorithm>
+
 #include "base/clock.hpp"
 #include "base/log.hpp"
 #include "rte/common/event_loop.hpp"
@@ -58,6 +64,33 @@ Connection* Daemon::buddy_link(int32_t& host) {
   return nullptr;
 }
 
+bool Daemon::take_staged(int32_t slot) {
+  LocalRank* r = ranks_.find(slot);
+  if (!r) return true;
+  proto::StageReader stage = ranks_.stage(*r);
+  if (!stage.valid()) return true;
+  const bool ok = stage.take([&](uint32_t incarnation, uint64_t batch, const uint8_t* data, size_t len) {
+    primary_.add(slot, proto::DetBatch{incarnation, batch, std::string(reinterpret_cast<const char*>(data), len)});
+    // The rank counted it acknowledged when it wrote it.
+    if (incarnation == r->id.incarnation) r->det_acked = std::max(r->det_acked, batch);
+  });
+  if (!ok) {
+    FTMPI_LOG(kError, "ftmpid", "rank %d: corrupt determinant staging area; closing its channel", slot);
+    if (r->ctrl) r->ctrl->close("protocol error");
+  }
+  return ok;
+}
+
+void Daemon::take_all_staged() {
+  for (const LocalRank& r : ranks_.ranks()) take_staged(r.id.slot);
+}
+
+void Daemon::offer_stable_stage(const LocalRank& r) {
+  if (!alone()) return;
+  proto::StageReader stage = ranks_.stage(r);
+  if (stage.valid()) stage.set_stable();
+}
+
 void Daemon::check_buddy() {
   if (!job_ || !state_.transparent() || tree_links_quiet()) return;
   int32_t host;
@@ -66,13 +99,16 @@ void Daemon::check_buddy() {
     synced_buddy_ = -1;
     if (alone()) {
       // Nobody to replicate to: what is stored here is all the job can have.
-      for (const LocalRank& r : ranks_.ranks())
+      for (const LocalRank& r : ranks_.ranks()) {
         ack_local(r.id.slot, r.id.incarnation, primary_.last_batch(r.id.slot, r.id.incarnation));
+        offer_stable_stage(r);
+      }
     }
     return;
   }
   if (host == synced_buddy_) return;
   synced_buddy_ = host;
+  take_all_staged();
   FTMPI_LOG(kDebug, "ftmpid", "event log: buddy is host %d; sending it %zu bytes", host, primary_.bytes());
   for (int32_t slot : primary_.slots()) replicate(c, slot, primary_.batches(slot));
 }
@@ -95,6 +131,7 @@ void Daemon::ack_local(int32_t slot, uint32_t incarnation, uint64_t batch) {
 }
 
 void Daemon::on_det_log(LocalRank& r, const proto::DetLog& m) {
+  if (!take_staged(r.id.slot)) return;  // its batches staged before this one
   if (m.batch != primary_.last_batch(r.id.slot, r.id.incarnation) + 1) {
     FTMPI_LOG(kError, "ftmpid", "rank %d: determinant batch %llu out of order; closing its channel", r.id.slot,
               static_cast<unsigned long long>(m.batch));
@@ -137,6 +174,8 @@ bool Daemon::on_event_log_frame(Connection* c, int32_t host, const proto::Frame&
 }
 
 void Daemon::on_det_fetch(LocalRank& r) {
+  // What the dead incarnation staged (the area is the slot's on this host).
+  if (!take_staged(r.id.slot)) return;
   fetch_waiting_.insert(r.id.slot);
   if (det_complete_.count(r.id.slot))
     answer_fetch(r.id.slot);
@@ -172,6 +211,7 @@ void Daemon::want_determinants(int32_t slot) {
 
 void Daemon::on_det_want(const proto::DetWant& m) {
   // Everything this daemon holds of the slot, primary and replica merged.
+  take_staged(m.slot);
   EventLog held;
   for (const proto::DetBatch& b : primary_.batches(m.slot)) held.add(m.slot, b);
   for (const proto::DetBatch& b : replicas_.batches(m.slot)) held.add(m.slot, b);

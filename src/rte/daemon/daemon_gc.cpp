@@ -23,6 +23,7 @@ void Daemon::ckpt_kept(const ProcId& who, const proto::CkptFacts& f) {
 
 void Daemon::on_ckpt_kept_down(const proto::CkptKeptDown& m) {
   state_.mark_collected(m.who.slot, m.number);
+  take_staged(m.who.slot);  // staged batches may be among those to drop
   const size_t dropped = primary_.drop_through(m.who.slot, m.who.incarnation, m.dets_acked) +
                          replicas_.drop_through(m.who.slot, m.who.incarnation, m.dets_acked);
   if (dropped > 0)

@@ -129,6 +129,10 @@ pid_t Daemon::wake_image(const LocalRank& r, const ChildFds& fds) {
   ImageProc& img = images_.at(pid);
   std::vector<int> give = {fds.ctrl, fds.in, fds.out, fds.err};
   std::vector<int32_t> where = {proto::kWakeAnyFd, 0, 1, 2};
+  if (const int stage = ranks_.stage_fd(r); stage >= 0) {
+    give.push_back(stage);
+    where.push_back(stage);
+  }
   if (r.in_segment) {
     give.push_back(ranks_.shm_fd());
     where.push_back(ranks_.shm_fd());

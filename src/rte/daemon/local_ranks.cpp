@@ -26,6 +26,10 @@ namespace {
 // How long output pipes may stay open after their rank exited (something it
 // started outside its process group still holds them).
 constexpr uint64_t kOutputLingerMs = 2000;
+// A staging area's size: ~6500 one-determinant batches between two looks
+// of the daemon (a full ring sends the next batch as DET_LOG, which the
+// daemon answers after taking the ring's records).
+constexpr size_t kStageBytes = proto::kStageHeaderBytes + (256u << 10);
 
 }  // namespace
 
@@ -48,6 +52,8 @@ LocalRanks::~LocalRanks() {
     if (r.in_watch) loop_.unwatch(r.in_watch);
     fd::close_quietly(r.in_fd);
     fd::close_quietly(r.own_doorbell);
+    fd::close_quietly(r.stage_fd);
+    if (r.stage_map) munmap(r.stage_map, kStageBytes);
     if (r.linger_timer) loop_.cancel(r.linger_timer);
   }
   for (int& d : doorbells_) fd::close_quietly(d);
@@ -115,11 +121,15 @@ bool LocalRanks::respawn(LocalRank& r, const ProcId& who, const Starter& start) 
   int32_t local_index = r.local_index;
   bool in_segment = r.in_segment;
   int doorbell = r.own_doorbell;
+  int stage_fd = r.stage_fd;
+  void* stage_map = r.stage_map;
   r = LocalRank{};
   r.id = who;
   r.local_index = local_index;
   r.in_segment = in_segment;
   r.own_doorbell = doorbell;
+  r.stage_fd = stage_fd;
+  r.stage_map = stage_map;
   r.joined = false;
   spawn_one(r, launch_, start);
   return true;
@@ -143,6 +153,28 @@ LocalRank& LocalRanks::adopt(const ProcId& who) {
   return r;
 }
 
+void LocalRanks::create_stage(LocalRank& r) {
+  // The name starts with the transports' segment's: checkpoint images leave
+  // both out (modules/ckpt/store_copy.hpp kSegmentPath).
+  int fd = memfd_create("ftmpi-shm-dets", MFD_CLOEXEC);
+  void* p = MAP_FAILED;
+  if (fd >= 0 && ftruncate(fd, static_cast<off_t>(kStageBytes)) == 0)
+    p = mmap(nullptr, kStageBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED || !proto::stage_init(p, kStageBytes)) {
+    // Without it the rank logs every batch through its control socket.
+    FTMPI_LOG(kWarn, "ftmpid", "rank %d: no determinant staging area: %s", r.id.slot, std::strerror(errno));
+    if (p != MAP_FAILED) munmap(p, kStageBytes);
+    fd::close_quietly(fd);
+    return;
+  }
+  r.stage_fd = fd;
+  r.stage_map = p;
+}
+
+proto::StageReader LocalRanks::stage(const LocalRank& r) const {
+  return r.stage_map ? proto::StageReader(r.stage_map, kStageBytes) : proto::StageReader();
+}
+
 std::vector<int32_t> LocalRanks::segment_slots(const LocalRank& r) const {
   std::vector<int32_t> out(doorbells_.size(), -1);
   std::copy(host_slots_.begin(), host_slots_.end(), out.begin());
@@ -163,6 +195,7 @@ void LocalRanks::spawn_one(LocalRank& r, const Launch& launch, const Starter& st
     ok = inp[0] >= 0;
   }
   std::string err = ok ? "" : std::string("cannot create fds: ") + std::strerror(errno);
+  if (ok && launch.det_stage && r.stage_fd < 0) create_stage(r);
   pid_t pid = -1;
   if (ok && start) pid = start(r, ChildFds{sv[1], inp[0], outp[1], errp[1]});
   const bool refused = ok && start && pid == kNotStarted;
@@ -179,6 +212,7 @@ void LocalRanks::spawn_one(LocalRank& r, const Launch& launch, const Starter& st
     req.env = environment_with(overrides);
     req.dup_to = {{inp[0], 0}, {outp[1], 1}, {errp[1], 2}};
     req.inherit = {sv[1]};
+    if (r.stage_fd >= 0) req.inherit.push_back(r.stage_fd);
     if (r.in_segment) {
       req.inherit.push_back(shm_fd_);
       req.inherit.insert(req.inherit.end(), doorbells_.begin(), doorbells_.end());

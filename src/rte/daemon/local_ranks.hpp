@@ -21,6 +21,7 @@
 #include "rte/common/connection.hpp"
 #include "rte/common/event_loop.hpp"
 #include "rte/proto/card.hpp"
+#include "rte/proto/det_stage.hpp"
 #include "rte/proto/runtime_messages.hpp"
 
 namespace ftmpi::rte {
@@ -71,6 +72,10 @@ struct LocalRank {
   friend class LocalRanks;
   int pidfd = -1;
   uint64_t pid_watch = 0;
+  // Transparent mode: the slot's determinant staging area on this host,
+  // kept across its incarnations (rte/proto/det_stage.hpp).
+  int stage_fd = -1;
+  void* stage_map = nullptr;
   int out_fd[2] = {-1, -1};  // stdout, stderr read ends
   uint64_t out_watch[2] = {0, 0};
   int in_fd = -1;  // write end of stdin pipe (stdin rank only)
@@ -135,6 +140,7 @@ class LocalRanks {
     int32_t stdin_slot = -1;
     std::vector<std::string> env;  // "NAME=value" set for every rank
     bool no_aslr = false;          // transparent mode: address randomisation off
+    bool det_stage = false;        // transparent mode: a determinant staging area per rank
   };
   // Forks every rank; a rank that cannot be forked is reported as exited 127.
   void spawn_all(const Launch& launch);
@@ -164,6 +170,9 @@ class LocalRanks {
   int shm_fd() const { return shm_fd_; }
   uint64_t shm_size() const { return shm_size_; }
   const std::vector<int>& doorbells() const { return doorbells_; }
+  // The rank's determinant staging area (-1 / invalid: none).
+  int stage_fd(const LocalRank& r) const { return r.stage_fd; }
+  proto::StageReader stage(const LocalRank& r) const;
   bool all_finished() const;
 
   // Sends `sig` to the process group of every rank not yet reaped.
@@ -179,6 +188,7 @@ class LocalRanks {
 
  private:
   void spawn_one(LocalRank& r, const Launch& launch, const Starter& start = {});
+  void create_stage(LocalRank& r);
   void on_pidfd(LocalRank& r);
   void read_output(LocalRank& r, int stream_index, bool until_eof_or_empty);
   void close_output(LocalRank& r, int stream_index);

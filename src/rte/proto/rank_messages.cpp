@@ -43,6 +43,7 @@ void Boot::encode(Encoder& e) const {
   e.i32(shm_fd);
   e.u64(shm_size);
   put_i32s(e, doorbell_fds);
+  e.i32(det_fd);
   e.raw(secret.data(), secret.size());
   e.str(tcp_bind_addr);
   e.u32(epoch);
@@ -61,6 +62,7 @@ bool Boot::decode(Decoder& d) {
   shm_fd = d.i32();
   shm_size = d.u64();
   if (!get_i32s(d, doorbell_fds)) return false;
+  det_fd = d.i32();
   d.raw(secret.data(), secret.size());
   tcp_bind_addr = d.str(kMaxName);
   epoch = d.u32();

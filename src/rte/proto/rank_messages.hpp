@@ -106,6 +106,7 @@ struct Boot {
   int32_t shm_fd = -1;
   uint64_t shm_size = 0;
   std::vector<int32_t> doorbell_fds;  // one per local index
+  int32_t det_fd = -1;                // transparent mode: the determinant staging area (det_stage.hpp)
   auth::Secret secret{};
   std::string tcp_bind_addr;
   uint32_t epoch = 0;

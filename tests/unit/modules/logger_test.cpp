@@ -36,12 +36,14 @@ struct Proc : Wire {
   std::deque<std::pair<int32_t, Msg>> held;  // sends held by pessimism
   std::vector<uint8_t> stored;         // this slot's determinants at the event logger
   size_t unacked_batches = 0;
+  bool staged = false;  // the event logger holds a batch as it is written (a staging area)
   Proc(Net* n, int32_t s, int32_t size) : net(n), slot(s), lg(std::make_unique<Logger>(*this, s, size, 1 << 20)) {}
   bool send_frame(int32_t to, const std::vector<uint8_t>& bytes) override;
   bool inject(int32_t to, const LogEntry& e) override;
-  void log_determinants(const std::vector<uint8_t>& b) override {
+  bool log_determinants(const std::vector<uint8_t>& b) override {
     stored.insert(stored.end(), b.begin(), b.end());
-    ++unacked_batches;
+    if (!staged) ++unacked_batches;
+    return staged;
   }
   [[noreturn]] void fatal(const std::string& m) override { throw Fatal(m); }
 
@@ -283,6 +285,24 @@ TEST(Logger, PessimismHoldsSendsUntilDeterminantsAreAcked) {
   EXPECT_TRUE(net[0].send(1, "n"));  // named traffic alone never waits
 }
 
+// A staged batch is stable as soon as it is written: the send that flushed
+// it goes at once, and a restart replays it like an acknowledged one.
+TEST(Logger, ABatchStableAsWrittenHoldsNoSend) {
+  Net net(2);
+  net[0].staged = true;
+  auto& o = net[0].lg->outcomes();
+  o.matched(o.next_wildcard(), 1, 1);
+  EXPECT_TRUE(net[0].send(1, "after-any"));
+  EXPECT_EQ(net[0].unacked_batches, 0u);
+  EXPECT_EQ(net[0].lg->stats().held, 0u);
+  EXPECT_EQ(net[0].lg->stats().batches, 1u);
+  EXPECT_TRUE(net[0].lg->outcomes().may_send());
+  net.run();
+  EXPECT_EQ(payloads(net[1].delivered, 0), "after-any,");
+  Proc& a = net.restart({0});
+  EXPECT_TRUE(a.lg->outcomes().replaying());
+}
+
 // A held send waits for the determinants recorded before it, not for those
 // recorded after: a process polling in a Test loop records a failed poll on
 // every call, and its held send (a nonblocking collective's forward) must go
@@ -399,7 +419,7 @@ TEST(Logger, LimitEndsTheJobWithAClearMessage) {
   struct Small : Wire {
     bool send_frame(int32_t, const std::vector<uint8_t>&) override { return true; }
     bool inject(int32_t, const LogEntry&) override { return true; }
-    void log_determinants(const std::vector<uint8_t>&) override {}
+    bool log_determinants(const std::vector<uint8_t>&) override { return false; }
     [[noreturn]] void fatal(const std::string& m) override { throw Fatal(m); }
   } w;
   Logger lg(w, 0, 2, 100);

@@ -461,8 +461,11 @@ TEST(RteClient, TransparentRestartLogFetchAndFence) {
     if (c.fetch_determinants(got) != Err::kOk) return 13;
     if (got.size() != 60003 || got.front() != 'y' || got.back() != 'z') return 14;
     std::vector<uint8_t> big(proto::kMaxDetBatch + 1, 'b');
-    if (c.log_determinants("", 0) != 0 || c.log_determinants(big.data(), big.size()) != 0) return 15;
-    if (c.log_determinants("ab", 2) != 1 || c.log_determinants("c", 1) != 2) return 16;
+    bool stable = true;
+    if (c.log_determinants("", 0, stable) != 0 || c.log_determinants(big.data(), big.size(), stable) != 0) return 15;
+    // No staging area in this BOOT: both go as DET_LOG and wait for DET_ACK.
+    if (c.log_determinants("ab", 2, stable) != 1 || stable || c.log_determinants("c", 1, stable) != 2 || stable)
+      return 16;
     c.report_replay(ReplayPhase::kCaughtUp, ReplayStats{5, 6, 7});
     Recorder r;
     poll_until(c, r, [&] { return r.acked.size() == 2 && r.restarted.size() == 1; });

@@ -75,6 +75,7 @@ Boot sample_boot() {
   b.shm_fd = 7;
   b.shm_size = 5u << 20;
   b.doorbell_fds = {8, 9, 10};
+  b.det_fd = 11;
   for (size_t i = 0; i < b.secret.size(); ++i) b.secret[i] = static_cast<uint8_t>(i * 7 + 1);
   b.tcp_bind_addr = "127.0.0.3";
   b.epoch = 4;
