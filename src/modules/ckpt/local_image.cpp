@@ -214,10 +214,28 @@ Frozen freeze_local_image(uint64_t number, const StoreTarget& store, RestoredHoo
     out.error = std::string("cannot bind the image's wake socket: ") + std::strerror(errno);
     return out;
   }
+  // The copy says through this pipe that it left the rank's process group.
+  // Until then a kill of the group (the daemon's fault injection, or a
+  // user's) takes the copy with the rank; the rank must not report a
+  // checkpoint whose image may be dead: garbage collection follows the
+  // report, and then nothing is left to restart from.
+  int moved[2];
+  if (::pipe2(moved, O_CLOEXEC) != 0) {
+    ::close(wake);
+    out.error = std::string("cannot make a pipe: ") + std::strerror(errno);
+    return out;
+  }
   const uint64_t t0 = now_ns();
   // A sibling, not a child: the daemon reaps it, and it outlives the rank.
   long pid = ::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
   if (pid == 0) {
+    ::setpgid(0, 0);
+    const uint8_t one = 1;
+    ssize_t w;
+    do w = ::write(moved[1], &one, 1);
+    while (w < 0 && errno == EINTR);
+    ::close(moved[0]);
+    ::close(moved[1]);
     close_runtime_fds(wake);
     // stdio are the daemon's output pipes: holding them would keep the
     // rank's output open after its death.
@@ -226,7 +244,6 @@ Frozen freeze_local_image(uint64_t number, const StoreTarget& store, RestoredHoo
     if (null > 2) ::close(null);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != daemon) _exit(122);  // the daemon died meanwhile
-    ::setpgid(0, 0);
     unmap_segment();
     if (store.kind != 0 && store_in_copy(store) == CopyOutcome::kResumed) {
       // A restorer made this process from the image: not the copy any more.
@@ -239,10 +256,24 @@ Frozen freeze_local_image(uint64_t number, const StoreTarget& store, RestoredHoo
     out.woken = true;
     return out;
   }
+  ::close(moved[1]);
+  uint8_t said = 0;
+  ssize_t n = 0;
+  if (pid > 0) {
+    do n = ::read(moved[0], &said, 1);
+    while (n < 0 && errno == EINTR);
+  }
+  ::close(moved[0]);
   out.pause_ns = now_ns() - t0;
   ::close(wake);
   if (pid < 0) {
     out.error = std::string("fork failed: ") + std::strerror(errno);
+    return out;
+  }
+  if (n != 1) {
+    // Killed with the rank's group before it could leave it (the daemon
+    // reaps it); the rank is about to die too.
+    out.error = "the image died before it left the rank's process group";
     return out;
   }
   out.pid = static_cast<pid_t>(pid);

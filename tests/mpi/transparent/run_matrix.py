@@ -4,7 +4,7 @@
 included), each with the same checks as its own CTest entry.
 
   run_matrix.py BUILD_DIR [--filter REGEX] [--plan 1|3] [--repeat N]
-                [--log-dir DIR] [--verbose]
+                [--ckpt-interval T [--ckpt-store S]] [--log-dir DIR] [--verbose]
 
 The test list comes from `ctest --show-only=json-v1`: every test that runs a
 program of BUILD_DIR/tests/mpi through run_job.py and expects exit status 0,
@@ -29,6 +29,10 @@ LOG_DIR/<test>.<plan>[.<repeat>].log (default LOG_DIR:
 BUILD_DIR/transparent-matrix), so that a failure can be diagnosed after the
 matrix ended; the directory is emptied of older logs when the matrix starts.
 --plan runs one of the two kill plans only, --repeat runs each N times.
+--ckpt-interval (e.g. 10ms) runs every case with checkpoints as well
+(--ckpt-store: the launcher's store, default its own): a restart then
+begins at the rank's latest checkpoint, and the garbage collection that
+follows each one drops what senders and the event logger held before it.
 """
 import argparse
 import json
@@ -75,11 +79,11 @@ def load_tests(build):
     return tests
 
 
-def run(cmd, sep, env, kills, seed):
+def run(cmd, sep, env, kills, seed, ckpt):
     # run_job options, then the launcher with transparent mode and the kills.
     launch = cmd[sep + 1:]
     np_at = launch.index("-np") + 2
-    extra = ["--ft-transparent", "--inject-seed", str(seed), "--summary"]
+    extra = ["--ft-transparent", "--inject-seed", str(seed), "--summary"] + ckpt
     for k in kills:
         extra += ["--inject", k]
     new = cmd[:sep + 1] + launch[:np_at] + extra + launch[np_at:]
@@ -109,7 +113,14 @@ def main():
     ap.add_argument("--repeat", type=int, default=1, help="run every case N times")
     ap.add_argument("--log-dir", help="where failing runs leave their output (default BUILD_DIR/transparent-matrix)")
     ap.add_argument("--verbose", action="store_true", help="print a failing run's output too")
+    ap.add_argument("--ckpt-interval", help="checkpoint every rank this often (the launcher's syntax: 10ms, 1s)")
+    ap.add_argument("--ckpt-store", help="the launcher's --ckpt-store (with --ckpt-interval)")
     a = ap.parse_args()
+    if a.ckpt_store and not a.ckpt_interval:
+        ap.error("--ckpt-store needs --ckpt-interval")
+    ckpt = [f"--ckpt-interval={a.ckpt_interval}"] if a.ckpt_interval else []
+    if a.ckpt_store:
+        ckpt.append(f"--ckpt-store={a.ckpt_store}")
     tests = [t for t in load_tests(a.build) if re.search(a.filter, t[0])]
     plans = {
         "1 kill": (["kill rank=0 at=30ms"], 1),
@@ -127,7 +138,7 @@ def main():
     for name, cmd, sep, env in tests:
         for label, (kills, seed) in plans.items():
             for rep in range(a.repeat):
-                status, died, skipped, secs, full, out, err = run(cmd, sep, env, kills, seed)
+                status, died, skipped, secs, full, out, err = run(cmd, sep, env, kills, seed, ckpt)
                 ok = status == 0
                 total += 1
                 passed += ok
@@ -140,8 +151,9 @@ def main():
                     failed.append(f"{name} ({label}): {path}")
                     if a.verbose:
                         print(out + err)
+    with_ckpt = f", checkpoints: {' '.join(ckpt)}" if ckpt else ""
     print(f"\nmatrix: {passed}/{total} runs passed, {hits} kills hit a running job, {skips} skipped "
-          f"(the program had ended), {len(tests)} programs")
+          f"(the program had ended), {len(tests)} programs{with_ckpt}")
     for f in failed:
         print("  failed: " + f)
     return 0 if passed == total else 1
