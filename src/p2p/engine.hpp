@@ -287,6 +287,11 @@ class Engine final : public rte::EventSink {
   // was unexpected here waits for its sender's copy (the sender sends it
   // again).
   Err resume(const rte::BootInfo& boot, std::vector<ProcId>& up);
+  // After resume, once the module re-sent its log to the live peer `slot`:
+  // the image's cancels still waiting for an answer from it ask again,
+  // naming the re-sent copy (the answer went to the dead incarnation, and
+  // the receiver answers a copy of a message it withdrew "withdrawn").
+  void ask_cancels_again(int32_t slot) { resend_cancels(slot); }
 
   // One non-blocking pass over everything; returns the number of events.
   int progress();

@@ -29,7 +29,10 @@ void resume_as_next_incarnation(p2p::Engine& engine, rte::Client& client, loggin
     ::_exit(kResumeFailedExit);
   }
   logging.resume_replay();
-  for (const ProcId& p : up) logging.resume_peer(p);
+  for (const ProcId& p : up) {
+    logging.resume_peer(p);
+    engine.ask_cancels_again(p.slot);
+  }
   FTMPI_LOG(kInfo, "ckpt", "resumed from a checkpoint image as incarnation %u (pid %d)", boot.self.incarnation,
             static_cast<int>(::getpid()));
 }
