@@ -158,9 +158,15 @@ int take_descriptors(int conn) {
   return ctrl;
 }
 
-// Blocks until the daemon wakes the image (returns the control socket) or
-// drops it (SIGKILL; or the orphan case above: exit).
-int stay_frozen(int wake, pid_t daemon, pid_t original) {
+// The daemon's connection to a woken image and the control socket it passed.
+struct Woken {
+  int conn = -1;
+  int ctrl = -1;
+};
+
+// Blocks until the daemon wakes the image (it takes the descriptors passed
+// and closes `wake`) or drops it (SIGKILL; or the orphan case above: exit).
+Woken stay_frozen(int wake, pid_t daemon, pid_t original) {
   int owner = static_cast<int>(::syscall(SYS_pidfd_open, original, 0));
   int timeout = -1;
   for (;;) {
@@ -189,14 +195,85 @@ int stay_frozen(int wake, pid_t daemon, pid_t original) {
       continue;
     }
     const int ctrl = take_descriptors(c);
-    const uint8_t answer = rte::proto::kWakeOk;
     // The daemon spawns the slot from the start if it hears nothing.
-    if (ctrl < 0 || ::send(c, &answer, 1, MSG_NOSIGNAL) != 1) _exit(kWakeFailedExit);
-    ::close(c);
+    if (ctrl < 0) _exit(kWakeFailedExit);
     if (owner >= 0) ::close(owner);
     ::close(wake);
-    return ctrl;
+    return Woken{c, ctrl};
   }
+}
+
+// In a new copy, right after the clone: out of the rank's process group
+// (the daemon kills that group when the rank dies), said on `moved` so
+// that the process it was made from goes on only then.
+void leave_group(int moved[2]) {
+  ::setpgid(0, 0);
+  const uint8_t one = 1;
+  ssize_t w;
+  do w = ::write(moved[1], &one, 1);
+  while (w < 0 && errno == EINTR);
+  ::close(moved[0]);
+  ::close(moved[1]);
+}
+
+// Waits in the process that cloned a copy until the copy left its group;
+// false: the copy died first (a kill of the group took it).
+bool copy_left_group(int moved[2], long pid) {
+  ::close(moved[1]);
+  uint8_t said = 0;
+  ssize_t n = 0;
+  if (pid > 0) {
+    do n = ::read(moved[0], &said, 1);
+    while (n < 0 && errno == EINTR);
+  }
+  ::close(moved[0]);
+  return n == 1;
+}
+
+// Everything a new copy drops of the process it was made from.
+void become_frozen(int wake, pid_t daemon) {
+  close_runtime_fds(wake);
+  // stdio are the daemon's output pipes: holding them would keep the
+  // rank's output open after its death.
+  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
+  if (null > 2) ::close(null);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != daemon) _exit(122);  // the daemon died meanwhile
+  unmap_segment();
+}
+
+// A woken image leaves a spare behind before it resumes: another frozen
+// copy of the same checkpoint, waiting on a wake socket named after the
+// woken process. Without it the slot had no image until its next
+// checkpoint, and after garbage collection a second death in between
+// ended the job. Returns the spare's pid to the woken process (0: none),
+// and kInSpare in the spare itself, with `wake` its socket.
+constexpr long kInSpare = -2;
+long leave_spare(uint64_t number, pid_t daemon, int& wake) {
+  wake = bind_wake_socket(rte::proto::wake_socket_name(static_cast<int32_t>(::getpid()), number));
+  int moved[2];
+  if (wake < 0) return 0;
+  if (::pipe2(moved, O_CLOEXEC) != 0) {
+    ::close(wake);
+    return 0;
+  }
+  long pid = ::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    leave_group(moved);
+    become_frozen(wake, daemon);
+    return kInSpare;
+  }
+  ::close(wake);
+  return copy_left_group(moved, pid) ? pid : 0;
+}
+
+// The answer the daemon waits for (proto::WakeAnswer).
+void answer_wake(int conn, long spare) {
+  rte::proto::WakeAnswer a;
+  a.spare_pid = spare > 0 ? static_cast<int32_t>(spare) : 0;
+  if (::send(conn, &a, sizeof a, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof a)) _exit(kWakeFailedExit);
+  ::close(conn);
 }
 
 }  // namespace
@@ -229,22 +306,8 @@ Frozen freeze_local_image(uint64_t number, const StoreTarget& store, RestoredHoo
   // A sibling, not a child: the daemon reaps it, and it outlives the rank.
   long pid = ::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
   if (pid == 0) {
-    ::setpgid(0, 0);
-    const uint8_t one = 1;
-    ssize_t w;
-    do w = ::write(moved[1], &one, 1);
-    while (w < 0 && errno == EINTR);
-    ::close(moved[0]);
-    ::close(moved[1]);
-    close_runtime_fds(wake);
-    // stdio are the daemon's output pipes: holding them would keep the
-    // rank's output open after its death.
-    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-    for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
-    if (null > 2) ::close(null);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != daemon) _exit(122);  // the daemon died meanwhile
-    unmap_segment();
+    leave_group(moved);
+    become_frozen(wake, daemon);
     if (store.kind != 0 && store_in_copy(store) == CopyOutcome::kResumed) {
       // A restorer made this process from the image: not the copy any more.
       restored.resume_restored();
@@ -252,25 +315,30 @@ Frozen freeze_local_image(uint64_t number, const StoreTarget& store, RestoredHoo
       back.resumed = true;
       return back;
     }
-    out.ctrl_fd = stay_frozen(wake, daemon, original);
-    out.woken = true;
-    return out;
+    pid_t made_from = original;
+    for (;;) {
+      const Woken w = stay_frozen(wake, daemon, made_from);
+      const pid_t me = ::getpid();
+      const long spare = leave_spare(number, daemon, wake);
+      if (spare == kInSpare) {
+        // become_frozen closed the daemon's connection and what it passed.
+        made_from = me;
+        continue;  // the spare: frozen until its own wake-up
+      }
+      answer_wake(w.conn, spare);
+      out.ctrl_fd = w.ctrl;
+      out.woken = true;
+      return out;
+    }
   }
-  ::close(moved[1]);
-  uint8_t said = 0;
-  ssize_t n = 0;
-  if (pid > 0) {
-    do n = ::read(moved[0], &said, 1);
-    while (n < 0 && errno == EINTR);
-  }
-  ::close(moved[0]);
+  const bool left = copy_left_group(moved, pid);
   out.pause_ns = now_ns() - t0;
   ::close(wake);
   if (pid < 0) {
     out.error = std::string("fork failed: ") + std::strerror(errno);
     return out;
   }
-  if (n != 1) {
+  if (!left) {
     // Killed with the rank's group before it could leave it (the daemon
     // reaps it); the rank is about to die too.
     out.error = "the image died before it left the rank's process group";

@@ -13,8 +13,11 @@
 // without spinning, in poll() on its wake socket (and on a pidfd of the
 // original: once the original is dead, an image nobody wakes within 10 s
 // exits). Woken, it takes the descriptors the daemon passes (new stdio,
-// control socket, the host's segment and doorbells) and returns from
-// freeze_local_image() as the slot's next incarnation.
+// control socket, the host's segment and doorbells), leaves a spare behind
+// (another frozen copy of the same checkpoint, which the daemon keeps as the
+// slot's image until the next checkpoint: a second death before that wakes
+// the spare), and returns from freeze_local_image() as the slot's next
+// incarnation.
 #pragma once
 #include <sys/types.h>
 

@@ -282,6 +282,9 @@ class Daemon : public RankListener, public LeaderOutput {
     uint64_t watch = 0;
   };
   std::map<pid_t, ImageProc> images_;
+  // Watches `pid` as an image of `owner`'s checkpoint `number` (made by
+  // `owner_pid`, which names its wake socket); false: not a child of ours.
+  bool keep_image(const ProcId& owner, pid_t owner_pid, uint64_t received, uint64_t number, pid_t pid);
   std::map<int32_t, pid_t> latest_image_;
   // Restart from a local image (daemon_wake.cpp).
   enum class RestartPlan { kWakeImage, kFromStart };

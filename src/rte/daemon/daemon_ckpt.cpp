@@ -23,6 +23,22 @@
 
 namespace ftmpi::rte {
 
+bool Daemon::keep_image(const ProcId& owner, pid_t owner_pid, uint64_t received, uint64_t number, pid_t pid) {
+  int pfd = open_pidfd(pid);
+  if (pfd < 0) {
+    // Not our child (CLONE_PARENT failed to make it one) or already gone.
+    ::kill(pid, SIGKILL);
+    return false;
+  }
+  // Out of the rank's process group (the image leaves it before its rank
+  // goes on; this covers an image made some other way).
+  ::setpgid(pid, pid);
+  ImageProc img{owner, owner_pid, received, number, pid, pfd, 0};
+  img.watch = loop_.watch(pfd, EPOLLIN, [this, pid](uint32_t) { on_image_exit(pid); });
+  images_[pid] = img;
+  return true;
+}
+
 void Daemon::on_ckpt_order(const proto::CkptOrder& m) {
   LocalRank* r = ranks_.find(m.slot);
   if (r && r->running() && r->booted && r->ctrl && !r->fence_entered && state_.transparent()) {
@@ -60,23 +76,12 @@ void Daemon::on_ckpt_done(LocalRank& r, const proto::CkptDone& m) {
     n.facts.why = n.facts.store_error;
   }
   if (n.facts.ok && !memory) {
-    const pid_t pid = static_cast<pid_t>(m.facts.image_pid);
-    int pfd = open_pidfd(pid);
-    if (pfd < 0) {
-      // Not our child (CLONE_PARENT failed to make it one) or already gone.
-      ::kill(pid, SIGKILL);
+    uint64_t received = 0;
+    for (uint64_t x : m.facts.received) received += x;
+    if (!keep_image(r.id, static_cast<pid_t>(r.hello_pid), received, m.facts.number,
+                    static_cast<pid_t>(m.facts.image_pid))) {
       n.facts.ok = 0;
       n.facts.why = "the image is not a child of its daemon";
-    } else {
-      // Out of the rank's process group now: the image moves itself only
-      // when it gets to run, and a rank that dies before that takes its
-      // group (and so its image) with it (LocalRanks::on_pidfd).
-      ::setpgid(pid, pid);
-      uint64_t received = 0;
-      for (uint64_t x : m.facts.received) received += x;
-      ImageProc img{r.id, static_cast<pid_t>(r.hello_pid), received, m.facts.number, pid, pfd, 0};
-      img.watch = loop_.watch(pfd, EPOLLIN, [this, pid](uint32_t) { on_image_exit(pid); });
-      images_[pid] = img;
     }
   }
   // What the rank wrote before the fork reaches the launcher before

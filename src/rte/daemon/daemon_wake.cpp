@@ -69,8 +69,9 @@ bool send_descriptors(int sock, const std::vector<int>& fds, const std::vector<i
   return n == static_cast<ssize_t>(sizeof h);
 }
 
-bool wait_answer(int sock) {
+bool wait_answer(int sock, proto::WakeAnswer& a) {
   const uint64_t deadline = now_ns() + static_cast<uint64_t>(kWakeAnswerMs) * 1000000u;
+  size_t got = 0;
   for (;;) {
     const uint64_t now = now_ns();
     if (now >= deadline) return false;
@@ -78,10 +79,11 @@ bool wait_answer(int sock) {
     int r = ::poll(&p, 1, static_cast<int>((deadline - now) / 1000000u) + 1);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return false;
-    uint8_t b = 0;
-    ssize_t n = ::recv(sock, &b, 1, 0);
+    ssize_t n = ::recv(sock, reinterpret_cast<uint8_t*>(&a) + got, sizeof a - got, 0);
     if (n < 0 && errno == EINTR) continue;
-    return n == 1 && b == proto::kWakeOk;
+    if (n <= 0) return false;
+    got += static_cast<size_t>(n);
+    if (got == sizeof a) return a.ok == proto::kWakeOk;
   }
 }
 
@@ -152,8 +154,8 @@ pid_t Daemon::wake_image(const LocalRank& r, const ChildFds& fds) {
     failed = "its wake socket refused";
   else if (!send_descriptors(sock, give, where))
     failed = "the descriptors could not be passed";
-  else if (!wait_answer(sock))
-    failed = "it did not answer";
+  proto::WakeAnswer answer;
+  if (!failed && !wait_answer(sock, answer)) failed = "it did not answer";
   fd::close_quietly(sock);
   const uint64_t number = img.number;
   const ProcId owner = img.owner;
@@ -174,6 +176,9 @@ pid_t Daemon::wake_image(const LocalRank& r, const ChildFds& fds) {
   fd::close_quietly(img.pidfd);
   images_.erase(pid);
   latest_image_.erase(latest);
+  // The spare it left is the slot's image until its next checkpoint.
+  if (answer.spare_pid > 0 && keep_image(owner, pid, skipped, number, answer.spare_pid))
+    latest_image_[r.id.slot] = answer.spare_pid;
   const uint64_t took = ns_since_death(r.id.slot);
   woken_[r.id.slot] = Woken{owner, number, took, skipped};
   FTMPI_LOG(kInfo, "ftmpid", "rank %d restarts from its local image %llu (pid %d), %.1f ms after its death",

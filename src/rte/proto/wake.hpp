@@ -2,8 +2,10 @@
 // the one message a daemon sends on the image's abstract wake socket, with
 // the new incarnation's descriptors attached (SCM_RIGHTS), in `target`
 // order: where each must go in the image (kWakeAnyFd: the control socket,
-// left where it lands). The image answers one byte, kWakeOk, once every
-// descriptor is in place, and then says HELLO on the control socket.
+// left where it lands). The image answers a WakeAnswer once every
+// descriptor is in place and it left a spare behind (another frozen copy
+// of the same checkpoint, the slot's image from then on), and then says
+// HELLO on the control socket.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,6 +23,14 @@ inline constexpr uint8_t kWakeOk = 1;
 inline std::string wake_socket_name(int32_t owner_pid, uint64_t number) {
   return "ftmpi-image-" + std::to_string(owner_pid) + "-" + std::to_string(number);
 }
+
+struct WakeAnswer {
+  uint8_t ok = kWakeOk;
+  uint8_t reserved[3] = {};
+  // The spare: a child of the daemon (CLONE_PARENT) waiting on
+  // wake_socket_name(the woken process's pid, number); 0: none was made.
+  int32_t spare_pid = 0;
+};
 
 struct WakeHeader {
   uint32_t magic = kWakeMagic;
