@@ -107,6 +107,10 @@ class Outcomes {
   // Replay: was this send withdrawn in the dead incarnation? Then it is
   // withheld (never sent) until its cancel comes again.
   bool withhold(int32_t slot, uint64_t seq);
+  // A resumed image: this message, sent before the checkpoint, was withdrawn
+  // after it (a logged determinant no send will replay): known, so that its
+  // cancel, made again, does not record it twice.
+  void withdrawn_before(int32_t slot, uint64_t seq) { withdrawn_.emplace(slot, seq); }
 
   // A send is about to take its channel sequence number (every send, to
   // this process too, in the order numbered). false: a replay must first

@@ -25,6 +25,15 @@ void Logger::resume_replay(const std::vector<uint8_t>& bytes, const std::set<uin
     const bool later = d.index >= outcomes_.counter(d.kind);
     const bool open = (d.kind == DetKind::kMatch && open_matches.count(d.index)) ||
                       (d.kind == DetKind::kCancel && open_cancels.count(d.index));
+    // A withdrawal, after the checkpoint, of a message the image had sent
+    // already: no replayed send meets it (a send consumes its withdrawal),
+    // so it would keep the replay from ever catching up, and the CANCELs a
+    // replay defers until then waited for ever (p2p_cancel with checkpoints
+    // every 10 ms). The image's cancel, still open, withdraws it again.
+    if (later && d.kind == DetKind::kWithdrawn && d.seq < log_.next_seq(d.slot)) {
+      outcomes_.withdrawn_before(d.slot, d.seq);
+      continue;
+    }
     if (later || open) ahead.push_back(std::move(d));
   }
   FTMPI_LOG(kDebug, "logging", "resume: %zu of %zu determinants are after the checkpoint", ahead.size(), all.size());

@@ -303,6 +303,26 @@ TEST(Logger, ABatchStableAsWrittenHoldsNoSend) {
   EXPECT_TRUE(a.lg->outcomes().replaying());
 }
 
+// A checkpoint image resumed as the next incarnation: a withdrawal its dead
+// original logged after the checkpoint, of a message the image had sent
+// before it, is met by no replayed send; waiting for it, the replay never
+// caught up (and deferred the peer's CANCELs for ever).
+TEST(Logger, AResumedImageDoesNotWaitForTheWithdrawalOfAMessageItHadSent) {
+  Net dead(2);
+  dead[0].send(1, "a");
+  dead[0].send(1, "b");
+  dead[0].lg->outcomes().withdrew(1, 2);  // after the checkpoint: its cancel won
+  dead[0].lg->outcomes().withdrew(1, 3);  // a later send's, withdrawn too
+  dead[0].lg->flush_determinants();
+  Net image(2);  // the image: both sent, nothing withdrawn yet
+  image[0].send(1, "a");
+  image[0].send(1, "b");
+  image[0].lg->resume_replay(dead[0].stored, {}, {});
+  EXPECT_EQ(image[0].lg->outcomes().to_replay(), 1u) << "only the withdrawal of a send still to come";
+  EXPECT_TRUE(image[0].lg->outcomes().withhold(1, 3));
+  EXPECT_FALSE(image[0].lg->outcomes().replaying());
+}
+
 // A held send waits for the determinants recorded before it, not for those
 // recorded after: a process polling in a Test loop records a failed poll on
 // every call, and its held send (a nonblocking collective's forward) must go
