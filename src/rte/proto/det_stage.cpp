@@ -43,7 +43,10 @@ bool stage_init(void* base, size_t bytes) {
 }
 
 StageWriter::StageWriter(void* base, size_t bytes) : h_(checked(base, bytes)) {
-  if (h_) ring_ = static_cast<uint8_t*>(base) + kStageHeaderBytes;
+  if (!h_) return;
+  ring_ = static_cast<uint8_t*>(base) + kStageHeaderBytes;
+  // The area outlives incarnations: a new writer starts where the reader is.
+  drained_seen_ = h_->drained.load(std::memory_order_acquire);
 }
 
 bool StageWriter::put(uint32_t incarnation, uint64_t batch, const void* data, size_t len) {
@@ -53,7 +56,7 @@ bool StageWriter::put(uint32_t incarnation, uint64_t batch, const void* data, si
   const uint64_t w = h_->written.load(std::memory_order_relaxed);
   // The reader's progress is read again only when the last look shows too
   // little room: it is the line the daemon writes.
-  if (cap - (w - drained_seen_) < need) {
+  if (w - drained_seen_ > cap || cap - (w - drained_seen_) < need) {
     drained_seen_ = h_->drained.load(std::memory_order_acquire);
     if (w - drained_seen_ > cap || cap - (w - drained_seen_) < need) return false;
   }

@@ -86,6 +86,32 @@ TEST(DetStage, AFullRingRefusesWithoutWritingAndTakesAgainOnceRead) {
   EXPECT_EQ(t[0].batch, 3u);
 }
 
+// The area is the slot's for every incarnation: a writer mapped by the next
+// one starts from the counts the last left, and never writes over records
+// the daemon has not taken yet.
+TEST(DetStage, ANewWriterRespectsWhatAnEarlierOneLeft) {
+  Area a(128);
+  ASSERT_TRUE(stage_init(a.base(), a.bytes()));
+  StageReader r(a.base(), a.bytes());
+  const std::string d(40, 'z');  // 56 bytes a record: two fit in 128
+  {
+    StageWriter first(a.base(), a.bytes());
+    for (uint64_t b = 1; b <= 2; ++b) ASSERT_TRUE(first.put(0, b, d.data(), d.size()));
+    bool ok = false;
+    (void)take_all(r, ok);
+    ASSERT_TRUE(first.put(0, 5, d.data(), d.size()));
+    ASSERT_TRUE(first.put(0, 6, d.data(), d.size()));  // the ring is full, nothing taken
+  }
+  StageWriter next(a.base(), a.bytes());
+  EXPECT_FALSE(next.put(1, 1, d.data(), d.size())) << "records 5 and 6 are not taken yet";
+  bool ok = false;
+  std::vector<Taken> t = take_all(r, ok);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].batch, 5u);
+  EXPECT_EQ(t[1].batch, 6u);
+  EXPECT_TRUE(next.put(1, 1, d.data(), d.size()));
+}
+
 TEST(DetStage, TheStableWordIsTheDaemonsToSet) {
   Area a(128);
   ASSERT_TRUE(stage_init(a.base(), a.bytes()));
