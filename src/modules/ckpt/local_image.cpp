@@ -243,6 +243,35 @@ void become_frozen(int wake, pid_t daemon) {
   unmap_segment();
 }
 
+// Clones a frozen copy of this process, waiting on `wake`: a sibling, not
+// a child (the daemon reaps it, and it outlives the process that made it).
+// In the copy: 0, the copy out of the process group and frozen. In the
+// caller, once the copy said on a pipe that it left the group: its pid.
+// Until then a kill of the group (the daemon's fault injection, or a
+// user's) takes the copy with the rank, and a checkpoint must not be
+// reported whose image may be dead: garbage collection follows the
+// report, and then nothing is left to restart from. -1: no copy (errno);
+// kCopyDied: the copy died before it left the group.
+constexpr long kCopyDied = -3;
+long clone_frozen_copy(int wake, pid_t daemon) {
+  int moved[2];
+  if (::pipe2(moved, O_CLOEXEC) != 0) return -1;
+  const long pid = ::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    leave_group(moved);
+    become_frozen(wake, daemon);
+    return 0;
+  }
+  if (pid < 0) {
+    const int e = errno;
+    ::close(moved[0]);
+    ::close(moved[1]);
+    errno = e;
+    return -1;
+  }
+  return copy_left_group(moved, pid) ? pid : kCopyDied;
+}
+
 // A woken image leaves a spare behind before it resumes: another frozen
 // copy of the same checkpoint, waiting on a wake socket named after the
 // woken process. Without it the slot had no image until its next
@@ -251,21 +280,12 @@ void become_frozen(int wake, pid_t daemon) {
 // and kInSpare in the spare itself, with `wake` its socket.
 constexpr long kInSpare = -2;
 long leave_spare(uint64_t number, pid_t daemon, int& wake) {
-  wake = bind_wake_socket(rte::proto::wake_socket_name(static_cast<int32_t>(::getpid()), number));
-  int moved[2];
+  wake = bind_wake_socket(wake_socket_name(::getpid(), number));
   if (wake < 0) return 0;
-  if (::pipe2(moved, O_CLOEXEC) != 0) {
-    ::close(wake);
-    return 0;
-  }
-  long pid = ::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
-  if (pid == 0) {
-    leave_group(moved);
-    become_frozen(wake, daemon);
-    return kInSpare;
-  }
+  const long pid = clone_frozen_copy(wake, daemon);
+  if (pid == 0) return kInSpare;
   ::close(wake);
-  return copy_left_group(moved, pid) ? pid : 0;
+  return pid > 0 ? pid : 0;
 }
 
 // The answer the daemon waits for (proto::WakeAnswer).
@@ -291,23 +311,9 @@ Frozen freeze_local_image(uint64_t number, const StoreTarget& store, RestoredHoo
     out.error = std::string("cannot bind the image's wake socket: ") + std::strerror(errno);
     return out;
   }
-  // The copy says through this pipe that it left the rank's process group.
-  // Until then a kill of the group (the daemon's fault injection, or a
-  // user's) takes the copy with the rank; the rank must not report a
-  // checkpoint whose image may be dead: garbage collection follows the
-  // report, and then nothing is left to restart from.
-  int moved[2];
-  if (::pipe2(moved, O_CLOEXEC) != 0) {
-    ::close(wake);
-    out.error = std::string("cannot make a pipe: ") + std::strerror(errno);
-    return out;
-  }
   const uint64_t t0 = now_ns();
-  // A sibling, not a child: the daemon reaps it, and it outlives the rank.
-  long pid = ::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  const long pid = clone_frozen_copy(wake, daemon);
   if (pid == 0) {
-    leave_group(moved);
-    become_frozen(wake, daemon);
     if (store.kind != 0 && store_in_copy(store) == CopyOutcome::kResumed) {
       // A restorer made this process from the image: not the copy any more.
       restored.resume_restored();
@@ -331,14 +337,14 @@ Frozen freeze_local_image(uint64_t number, const StoreTarget& store, RestoredHoo
       return out;
     }
   }
-  const bool left = copy_left_group(moved, pid);
+  const int err = errno;
   out.pause_ns = now_ns() - t0;
   ::close(wake);
-  if (pid < 0) {
-    out.error = std::string("fork failed: ") + std::strerror(errno);
+  if (pid == -1) {
+    out.error = std::string("fork failed: ") + std::strerror(err);
     return out;
   }
-  if (!left) {
+  if (pid == kCopyDied) {
     // Killed with the rank's group before it could leave it (the daemon
     // reaps it); the rank is about to die too.
     out.error = "the image died before it left the rank's process group";

@@ -30,9 +30,8 @@ bool Daemon::keep_image(const ProcId& owner, pid_t owner_pid, uint64_t received,
     ::kill(pid, SIGKILL);
     return false;
   }
-  // Out of the rank's process group (the image leaves it before its rank
-  // goes on; this covers an image made some other way).
-  ::setpgid(pid, pid);
+  // Out of the rank's process group already: a copy leaves it before the
+  // process that made it goes on (local_image.cpp).
   ImageProc img{owner, owner_pid, received, number, pid, pfd, 0};
   img.watch = loop_.watch(pfd, EPOLLIN, [this, pid](uint32_t) { on_image_exit(pid); });
   images_[pid] = img;
