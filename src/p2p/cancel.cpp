@@ -13,6 +13,7 @@
 // buffered send, whose message travels in an internal request.
 #include <algorithm>
 
+#include "base/log.hpp"
 #include "p2p/engine_state.hpp"
 
 namespace ftmpi::p2p {
@@ -102,6 +103,7 @@ uint64_t Engine::withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t ms
 void Engine::on_cancel(int32_t from_slot, const CtlHdr& c) {
   if (from_slot < 0 || static_cast<size_t>(from_slot) >= peers_.size()) return;
   if (module_ && module_->defer_cancels()) {
+    FTMPI_LOG(kDebug, "p2p", "CANCEL from slot %d deferred until the replay caught up", from_slot);
     deferred_cancels_.push_back({from_slot, peer(from_slot).inc, c});
     return;
   }
@@ -112,6 +114,8 @@ void Engine::on_cancel(int32_t from_slot, const CtlHdr& c) {
   if (module_ && withdrawn) withdrawn_seqs_.emplace(from_slot, seq);
   if (module_ && !withdrawn) withdrawn = withdrawn_dups_.erase({from_slot, c.sreq}) > 0;
   reply.flags = withdrawn ? 1 : 0;
+  FTMPI_LOG(kDebug, "p2p", "CANCEL from slot %d for message %llu: %s", from_slot,
+            static_cast<unsigned long long>(c.sreq), withdrawn ? "withdrawn" : "too late");
   reply.sreq = c.sreq;
   reply.rreq = c.rreq;
   send_ctl(from_slot, reply);
@@ -127,6 +131,9 @@ void Engine::answer_deferred_cancels() {
 void Engine::on_cancel_reply(const CtlHdr& c) {
   const bool withdrawn = (c.flags & 1) != 0;
   Request* m = pool_.find(c.sreq);
+  FTMPI_LOG(kDebug, "p2p", "CANCEL_REPLY for message %llu (request %llu): %s%s", static_cast<unsigned long long>(c.sreq),
+            static_cast<unsigned long long>(c.rreq), withdrawn ? "withdrawn" : "too late",
+            pool_.find(c.rreq) ? "" : ", nobody waits");
   if (withdrawn && m && m->proto != Proto::kDone) {
     // Never matched, so no CTS, FIN or ACK will come for it.
     mark_withdrawn(m);

@@ -73,7 +73,7 @@ void Engine::on_control(int32_t peer_slot, const uint8_t* hdr, size_t hlen, cons
     case Verdict::kDrop:
       return;
     case Verdict::kHold:
-      hold(peer_slot, hdr, hlen, payload, plen);
+      hold(peer_slot, h.src_inc > peer(peer_slot).inc, hdr, hlen, payload, plen);
       return;
     case Verdict::kAccept:
       break;

@@ -292,7 +292,7 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
           on_match_frame(h, hdr + used, hlen - used, payload, plen);
           break;
         case Verdict::kHold:
-          hold(peer_slot, hdr, hlen, payload, plen);
+          hold(peer_slot, h.src_inc > peer(peer_slot).inc, hdr, hlen, payload, plen);
           break;
         case Verdict::kDrop:
           break;
@@ -312,7 +312,15 @@ void Engine::on_frame(int32_t peer_slot, const uint8_t* hdr, size_t hlen, const 
       if (hlen < sizeof(CtlHdr)) break;
       CtlHdr c;
       std::memcpy(&c, hdr, sizeof c);
-      if (guard(peer_slot, FrameStamp{FrameClass::kReply, c.dst_inc, 0, 0, false}) != Verdict::kAccept) return;
+      switch (guard(peer_slot, FrameStamp{FrameClass::kReply, c.dst_inc, 0, 0, false})) {
+        case Verdict::kAccept:
+          break;
+        case Verdict::kHold:
+          hold(peer_slot, true, hdr, hlen, payload, plen);
+          return;
+        case Verdict::kDrop:
+          return;
+      }
       if (t == MsgType::kCts) on_cts(c);
       else if (t == MsgType::kData) on_data(c, payload, plen);
       else if (t == MsgType::kCancel) on_cancel(peer_slot, c);

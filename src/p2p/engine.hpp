@@ -435,7 +435,8 @@ class Engine final : public rte::EventSink {
   void resend_cancels(int32_t slot);
   // fault tolerance (recovery.cpp)
   Verdict guard(int32_t src_slot, const FrameStamp& f) const;
-  void hold(int32_t slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen);
+  // `successor`: the frame comes from an incarnation of `slot` not installed yet.
+  void hold(int32_t slot, bool successor, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen);
   void purge_unexpected_from(int32_t slot);
   void mark_dead(int32_t slot);
   void end_all_pending(Err err);

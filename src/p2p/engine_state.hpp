@@ -63,6 +63,7 @@ struct Engine::Peer {
   bool down = false;        // its failure is hidden: waiting for the next incarnation
   uint64_t send_seq = 0;    // last channel sequence number sent to it
   int awaiting_resend = 0;  // stale RTSs of it, matched or not (resume_from)
+  bool successor_held = false;  // frames of its next incarnation wait in held_
   std::deque<Pending> pending;  // frames waiting for ring space, in order
 };
 
@@ -91,6 +92,7 @@ inline Verdict Engine::guard(int32_t src_slot, const FrameStamp& f) const {
     g.sender_known = true;
     g.sender_inc = p.inc;
     g.sender_alive = p.alive;
+    g.successor_held = p.successor_held;
   }
   return guard_frame(f, g);
 }

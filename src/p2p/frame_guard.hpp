@@ -36,11 +36,17 @@ struct GuardState {
   uint32_t self_inc = 0;
   uint32_t epoch = 0;           // installed epoch
   bool discard_old_epochs = false;  // message mode RESET after a recovery
+  // Frames of the sender slot's next incarnation wait here for its card:
+  // every later frame on the link is that incarnation's too.
+  bool successor_held = false;
 };
 
 constexpr Verdict guard_frame(const FrameStamp& f, const GuardState& g) {
   if (f.dst_inc != g.self_inc) return Verdict::kDrop;  // meant for the process this one replaced
-  if (f.cls == FrameClass::kReply) return Verdict::kAccept;  // stale request ids are caught by the pool
+  // A reply carries no sender incarnation. Behind held frames of the
+  // sender's successor it is the successor's, and may depend on them: a
+  // CANCEL names the message copy sent just before it (spec/wire-p2p.md).
+  if (f.cls == FrameClass::kReply) return g.successor_held ? Verdict::kHold : Verdict::kAccept;
   if (!g.sender_known || f.src_inc < g.sender_inc) return Verdict::kDrop;  // unknown, or replaced
   if (f.src_inc > g.sender_inc) return Verdict::kHold;  // a successor we have not installed yet
   if (f.cls == FrameClass::kControl) return Verdict::kAccept;  // even from a dead sender: the handler judges

@@ -216,6 +216,8 @@ void Engine::resend_cancels(int32_t slot) {
     uint64_t copy = 0;
     for (const Pending& f : p.pending)
       if (f.req && f.req->seq == w->seq) copy = f.req->id;
+    FTMPI_LOG(kDebug, "p2p", "cancel of send seq %llu to slot %d asked again (copy %llu)",
+              static_cast<unsigned long long>(w->seq), slot, static_cast<unsigned long long>(copy));
     if (copy == 0) {  // not sent again (the log says it was withdrawn, or holds nothing)
       end_cancel_wait(w, false);
       return;

@@ -9,7 +9,9 @@
 
 namespace ftmpi::p2p {
 
-void Engine::hold(int32_t slot, const uint8_t* hdr, size_t hlen, const uint8_t* payload, size_t plen) {
+void Engine::hold(int32_t slot, bool successor, const uint8_t* hdr, size_t hlen, const uint8_t* payload,
+                  size_t plen) {
+  if (successor) peer(slot).successor_held = true;
   Held h;
   h.slot = slot;
   h.hdr.assign(hdr, hdr + hlen);
@@ -192,6 +194,7 @@ size_t Engine::replay_held() {
   // too new are held again.
   std::vector<Held> held;
   held.swap(held_);
+  for (const Held& h : held) peer(h.slot).successor_held = false;
   for (Held& h : held)
     on_frame(h.slot, h.hdr.data(), h.hdr.size(), h.payload.empty() ? nullptr : h.payload.data(), h.payload.size());
   return held.size();

@@ -51,6 +51,16 @@ TEST(FrameGuard, HoldsWhatComesFromTheFuture) {
   EXPECT_EQ(guard_frame(match(2, 3, 6), dead), Verdict::kHold);  // its death may be older than that epoch
 }
 
+TEST(FrameGuard, RepliesWaitBehindTheirSendersHeldFrames) {
+  // A restarted image re-sends a message, then CANCELs it: the CANCEL must
+  // not overtake the held copy it names (p2p.cancel with checkpoints hung).
+  GuardState g = state();
+  g.successor_held = true;
+  EXPECT_EQ(guard_frame(FrameStamp{FrameClass::kReply, 2, 0, 0, false}, g), Verdict::kHold);
+  EXPECT_EQ(guard_frame(FrameStamp{FrameClass::kReply, 1, 0, 0, false}, g), Verdict::kDrop);
+  EXPECT_EQ(guard_frame(FrameStamp{FrameClass::kReply, 2, 0, 0, false}, state()), Verdict::kAccept);
+}
+
 TEST(FrameGuard, DeadSenders) {
   GuardState g = state();
   g.sender_alive = false;
