@@ -113,7 +113,13 @@ FTMPI_WEAK_ALIAS(MPI_Init, PMPI_Init)
 int PMPI_Finalize(void) {
   Call call("MPI_Finalize");
   detail::g_library.rt->ckpt.reset();  // no checkpoint inside MPI_Finalize
-  if (detail::g_library.rt->logging) detail::g_library.rt->logging->finalize();
+  if (detail::g_library.rt->logging) {
+    // What the program printed reaches its daemon while a death is still
+    // survived: once the fence is complete a killed process is not
+    // restarted, and output left in its stdio buffers would be lost.
+    std::fflush(nullptr);
+    detail::g_library.rt->logging->finalize();
+  }
   Err e = detail::g_library.rt->engine.finalize();
   detail::g_library.phase = Phase::kFinalized;
   delete detail::g_library.rt;

@@ -5,44 +5,39 @@
 namespace ftmpi::logging {
 
 namespace {
-// RESENT and COLLECT: a kind byte and one number.
-std::vector<uint8_t> encode_upto(FrameKind kind, uint64_t upto) {
+// RESENT and COLLECT: a kind byte and two numbers.
+std::vector<uint8_t> encode_pair(FrameKind kind, uint64_t a, uint64_t b) {
   std::vector<uint8_t> out;
   Encoder e(&out);
   e.u8(static_cast<uint8_t>(kind));
-  e.u64(upto);
+  e.u64(a);
+  e.u64(b);
   return out;
 }
 
-bool decode_upto(const uint8_t* p, size_t n, FrameKind kind, uint64_t& upto) {
+bool decode_pair(const uint8_t* p, size_t n, FrameKind kind, uint64_t& a, uint64_t& b) {
   Decoder d(p, n);
   if (d.u8() != static_cast<uint8_t>(kind)) return false;
-  upto = d.u64();
+  a = d.u64();
+  b = d.u64();
   return d.done();
 }
 }  // namespace
 
-std::vector<uint8_t> encode(const Resent& r) { return encode_upto(FrameKind::kResent, r.upto); }
+std::vector<uint8_t> encode(const Resent& r) { return encode_pair(FrameKind::kResent, r.upto, r.seen); }
+
+bool decode(const uint8_t* p, size_t n, Resent& out) {
+  return decode_pair(p, n, FrameKind::kResent, out.upto, out.seen);
+}
 
 std::vector<uint8_t> encode_done() { return {static_cast<uint8_t>(FrameKind::kDone)}; }
 
-std::vector<uint8_t> encode(const Collect& c) {
-  std::vector<uint8_t> out = encode_upto(FrameKind::kCollect, c.upto);
-  Encoder e(&out);
-  e.u64(c.sent);
-  return out;
-}
+std::vector<uint8_t> encode(const Collect& c) { return encode_pair(FrameKind::kCollect, c.upto, c.sent); }
 
 bool decode(const uint8_t* p, size_t n, Collect& out) {
-  Decoder d(p, n);
-  if (d.u8() != static_cast<uint8_t>(FrameKind::kCollect)) return false;
-  out.upto = d.u64();
-  out.sent = d.u64();
-  return d.done();
+  return decode_pair(p, n, FrameKind::kCollect, out.upto, out.sent);
 }
 
 uint8_t frame_kind(const uint8_t* p, size_t n) { return n > 0 ? p[0] : 0; }
-
-bool decode(const uint8_t* p, size_t n, Resent& out) { return decode_upto(p, n, FrameKind::kResent, out.upto); }
 
 }  // namespace ftmpi::logging

@@ -3,10 +3,12 @@
 //
 //   RESENT  to a restarted incarnation, once its sender has queued again
 //           every message it logged for it: "my messages to you go up to
-//           sequence number `upto`". A restarted process has caught up when
-//           its determinants are replayed and it has taken every peer's
-//           messages up to there. A restarted process sends RESENT{0} to
-//           everybody at its start (its log is empty).
+//           sequence number `upto`, and I accepted yours up to `seen`". A
+//           restarted process has caught up when its determinants are
+//           replayed, it has taken every peer's messages up to `upto` and
+//           sent each peer its own up to `seen` again (so it is past all
+//           its dead incarnation showed anyone). A restarted process sends
+//           RESENT{0, what it accepted} to everybody at its start.
 //   DONE    the sender is in MPI_Finalize. Nobody leaves before every
 //           process's current incarnation said DONE: until then a peer may
 //           die and need our log.
@@ -25,6 +27,7 @@ enum class FrameKind : uint8_t { kResent = 1, kDone = 2, kCollect = 3 };
 
 struct Resent {
   uint64_t upto = 0;
+  uint64_t seen = 0;
 };
 
 std::vector<uint8_t> encode(const Resent& r);

@@ -17,6 +17,7 @@ Logger::Logger(Wire& wire, int32_t self_slot, int32_t world_size, uint64_t log_l
       self_(self_slot),
       log_(log_limit),
       resent_upto_(static_cast<size_t>(world_size), -1),
+      seen_(static_cast<size_t>(world_size), 0),
       done_(static_cast<size_t>(world_size), false),
       withdrawn_(static_cast<size_t>(world_size)),
       announced_(static_cast<size_t>(world_size), 0),
@@ -37,7 +38,7 @@ void Logger::start_replay(const std::vector<uint8_t>& bytes) {
   for (size_t s = 0; s < resent_upto_.size(); ++s) {
     if (static_cast<int32_t>(s) == self_) continue;
     // Another restarted process waits for our word too; we have nothing.
-    wire_.send_frame(static_cast<int32_t>(s), encode(Resent{0}));
+    wire_.send_frame(static_cast<int32_t>(s), encode(Resent{0, 0}));
   }
 }
 
@@ -47,6 +48,10 @@ bool Logger::caught_up() {
     if (static_cast<int32_t>(s) == self_) continue;
     if (resent_upto_[s] < 0 || in_.received(static_cast<int32_t>(s)) < static_cast<uint64_t>(resent_upto_[s]))
       return false;
+    // Not past all the dead incarnation showed this peer yet: it may have
+    // matched a message the replay has still to match, and a CANCEL of
+    // that message (deferred until now) must find it matched.
+    if (log_.next_seq(static_cast<int32_t>(s)) <= seen_[s]) return false;
   }
   replay_ = false;
   return true;
@@ -131,6 +136,7 @@ void Logger::on_peer_failed(int32_t slot) {
   // Its next incarnation has nothing for us: a replay does not wait for
   // its word (it sends RESENT{0} when it starts).
   resent_upto_[static_cast<size_t>(slot)] = 0;
+  seen_[static_cast<size_t>(slot)] = 0;
   done_[static_cast<size_t>(slot)] = false;  // its next incarnation will say it again
 }
 
@@ -155,7 +161,7 @@ void Logger::peer_back(int32_t slot) {
   // A withdrawn message never arrives: a replay waiting for it as the last
   // one would never catch up.
   announced_[static_cast<size_t>(slot)] = last_to_deliver(slot, log_.next_seq(slot));
-  wire_.send_frame(slot, encode(Resent{announced_[static_cast<size_t>(slot)]}));
+  wire_.send_frame(slot, encode(Resent{announced_[static_cast<size_t>(slot)], in_.received(slot)}));
   // Already in MPI_Finalize: the new incarnation must hear it too.
   if (done_[static_cast<size_t>(self_)]) wire_.send_frame(slot, encode_done());
   // Its new log for us holds again what our checkpoint already accepted
@@ -182,7 +188,7 @@ void Logger::withdrawn(int32_t dst, uint64_t seq) {
   // left (still queued here): tell it how far it must wait now.
   if (seq != 0 && seq == announced_[d]) {
     announced_[d] = last_to_deliver(dst, seq);
-    wire_.send_frame(dst, encode(Resent{announced_[d]}));
+    wire_.send_frame(dst, encode(Resent{announced_[d], in_.received(dst)}));
   }
 }
 
@@ -216,6 +222,7 @@ void Logger::on_frame(int32_t from, const uint8_t* p, size_t n) {
   // Kept even before start_replay(): peers may answer our restart before
   // MPI_Init got that far.
   resent_upto_[static_cast<size_t>(from)] = static_cast<int64_t>(r.upto);
+  seen_[static_cast<size_t>(from)] = r.seen;
 }
 
 }  // namespace ftmpi::logging

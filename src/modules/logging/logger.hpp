@@ -17,7 +17,8 @@
 // Restart: survivors hear of the new incarnation (peer_back), queue again
 // every message they logged for it and tell it how far that goes (RESENT).
 // The new incarnation replays its determinants (Outcomes) and has caught up
-// once they are exhausted and it received every peer's messages up to there.
+// once they are exhausted, it received every peer's messages up to there
+// and it sent each peer again what that peer had accepted from its slot.
 #pragma once
 #include <cstdint>
 #include <set>
@@ -70,8 +71,9 @@ class Logger {
   // peers' restarts and MPI_Finalize is forgotten: they tell it again.
   void resume_replay(const std::vector<uint8_t>& dets, const std::set<uint64_t>& open_matches,
                      const std::set<uint64_t>& open_cancels);
-  // Replay done: determinants exhausted and every peer's logged messages
-  // received. True once, when it happens (the caller reports it).
+  // Replay done: determinants exhausted, every peer's logged messages
+  // received, and every message a peer had accepted from this slot sent
+  // again. True once, when it happens (the caller reports it).
   bool take_caught_up() { return replay_ && caught_up(); }
 
   // --- send side ---
@@ -154,6 +156,9 @@ class Logger {
   Outcomes outcomes_;
   // Per slot, how far the messages it resent to us go (-1: not told yet).
   std::vector<int64_t> resent_upto_;
+  // Per slot, how far it accepted our slot's messages (RESENT): a replay
+  // has caught up once it sent them again.
+  std::vector<uint64_t> seen_;
   std::vector<uint64_t> had_;  // per slot: messages a resumed image had received (not replayed)
   std::vector<bool> done_;  // per slot: its current incarnation is in MPI_Finalize
   std::vector<std::set<uint64_t>> withdrawn_;  // per destination slot

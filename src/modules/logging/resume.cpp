@@ -40,6 +40,7 @@ void Logger::resume_replay(const std::vector<uint8_t>& bytes, const std::set<uin
   outcomes_.load(std::move(ahead));
   replay_ = true;
   std::fill(resent_upto_.begin(), resent_upto_.end(), -1);
+  std::fill(seen_.begin(), seen_.end(), 0);
   had_.assign(resent_upto_.size(), 0);
   for (size_t s = 0; s < had_.size(); ++s) had_[s] = in_.received(static_cast<int32_t>(s));
   std::fill(done_.begin(), done_.end(), false);
@@ -47,7 +48,7 @@ void Logger::resume_replay(const std::vector<uint8_t>& bytes, const std::set<uin
     if (static_cast<int32_t>(s) == self_) continue;
     // A peer restarting too waits for our word; RESENT{upto} follows from
     // peer_back once our log is queued for it.
-    wire_.send_frame(static_cast<int32_t>(s), encode(Resent{0}));
+    wire_.send_frame(static_cast<int32_t>(s), encode(Resent{0, in_.received(static_cast<int32_t>(s))}));
   }
 }
 
