@@ -2,7 +2,8 @@
 // CANCEL / CANCEL_REPLY exchange with the receiver.
 //
 //   CANCEL        CtlHdr{sreq = id the message carried, rreq = id of the
-//                 request waiting for the answer, offset = context id}
+//                 request waiting for the answer, offset = the message's
+//                 channel sequence number}
 //   CANCEL_REPLY  the same ids; flags bit0 = withdrawn
 //
 // Frames between two processes arrive in order, so when the receiver handles
@@ -10,7 +11,10 @@
 // either still in its unexpected queue (dropped: it will never be delivered)
 // or matched (too late: the send completes normally, and any ACK, CTS or FIN
 // the receiver sent precedes the reply). The two ids differ only for a
-// buffered send, whose message travels in an internal request.
+// buffered send, whose message travels in an internal request. The
+// receiver finds the message by its sequence number, which names one
+// message of the channel for ever (request ids are reused), also when a
+// restarted sender sends it again under another id.
 #include <algorithm>
 
 #include "base/log.hpp"
@@ -38,7 +42,7 @@ void Engine::cancel(Request* w) {
   Peer& p = peer(w->peer_slot);
   if (!p.alive) return;
   if (p.self) {
-    if (!withdraw_unexpected(w->ctx, self_.slot, msg_id)) return;  // already received
+    if (!withdraw_unexpected(self_.slot, m && m->seq ? m->seq : w->seq)) return;  // already received
     if (m && m->proto != Proto::kDone) {
       mark_withdrawn(m);
       complete(m);
@@ -52,7 +56,9 @@ void Engine::cancel(Request* w) {
   c.type = MsgType::kCancel;
   c.sreq = msg_id;
   c.rreq = w->id;
-  c.offset = w->ctx;
+  // A buffered send's user request carries its message's number too, once
+  // the message is numbered (its internal request may be gone).
+  c.offset = m && m->seq ? m->seq : w->seq;
   send_ctl(w->peer_slot, c);
 }
 
@@ -87,17 +93,18 @@ bool Engine::unqueue(Request* m) {
   return false;
 }
 
-uint64_t Engine::withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t msg_id) {
-  MatchTable::Queues& q = match_.queues(ctx);
-  for (Unexpected* u = q.unexp_head; u; u = u->next) {
-    if (u->hdr.src_slot == src_slot && u->hdr.sreq == msg_id) {
-      const uint64_t seq = u->hdr.seq;
-      match_.remove_unexpected(q, u);
-      match_.free_unexpected(u);
-      return seq != 0 ? seq : 1;
+bool Engine::withdraw_unexpected(int32_t src_slot, uint64_t seq) {
+  bool found = false;
+  match_.for_each([&](uint64_t, MatchTable::Queues& q) {
+    for (Unexpected* u = q.unexp_head; u && !found; u = u->next) {
+      if (u->hdr.src_slot == src_slot && u->hdr.seq == seq) {
+        match_.remove_unexpected(q, u);
+        match_.free_unexpected(u);
+        found = true;
+      }
     }
-  }
-  return 0;
+  });
+  return found;
 }
 
 void Engine::on_cancel(int32_t from_slot, const CtlHdr& c) {
@@ -109,10 +116,12 @@ void Engine::on_cancel(int32_t from_slot, const CtlHdr& c) {
   }
   CtlHdr reply{};
   reply.type = MsgType::kCancelReply;
-  const uint64_t seq = withdraw_unexpected(c.offset, from_slot, c.sreq);
-  bool withdrawn = seq != 0;
+  const uint64_t seq = c.offset;
+  bool withdrawn = withdraw_unexpected(from_slot, seq);
+  // Asked again by a restarted sender (of its re-sent copy, or of the
+  // message itself): the answer its dead incarnation got.
   if (module_ && withdrawn) withdrawn_seqs_.emplace(from_slot, seq);
-  if (module_ && !withdrawn) withdrawn = withdrawn_dups_.erase({from_slot, c.sreq}) > 0;
+  else if (module_) withdrawn = withdrawn_seqs_.count({from_slot, seq}) > 0;
   reply.flags = withdrawn ? 1 : 0;
   FTMPI_LOG(kDebug, "p2p", "CANCEL from slot %d for message %llu: %s", from_slot,
             static_cast<unsigned long long>(c.sreq), withdrawn ? "withdrawn" : "too late");

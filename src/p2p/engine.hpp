@@ -454,7 +454,8 @@ class Engine final : public rte::EventSink {
   void mark_withdrawn(Request* r);
   bool unqueue(Request* m);
   // Removes the unexpected message; its channel sequence number, 0: not there.
-  uint64_t withdraw_unexpected(uint64_t ctx, int32_t src_slot, uint64_t msg_id);
+  // Drops message `seq` of src_slot's channel if it is unexpected here.
+  bool withdraw_unexpected(int32_t src_slot, uint64_t seq);
   void on_cancel(int32_t from_slot, const CtlHdr& c);
   void on_cancel_reply(const CtlHdr& c);
   void end_cancel_wait(Request* w, bool withdrawn);
@@ -509,11 +510,9 @@ class Engine final : public rte::EventSink {
   // fault tolerance
   std::vector<Held> held_;      // frames from a later incarnation or epoch than installed
   // Module on (transparent mode): messages a sender's CANCEL withdrew, by
-  // (sender slot, sequence number), and the duplicates of those a restarted
-  // sender sent again, by (sender slot, its request id): its replayed CANCEL
-  // gets the answer the dead incarnation got.
+  // (sender slot, sequence number): the CANCEL a restarted sender asks
+  // again gets the answer its dead incarnation got.
   std::set<std::pair<int32_t, uint64_t>> withdrawn_seqs_;
-  std::set<std::pair<int32_t, uint64_t>> withdrawn_dups_;
   struct DeferredCancel {
     int32_t slot;
     uint32_t inc;  // the sender's incarnation when it asked

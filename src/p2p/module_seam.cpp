@@ -83,9 +83,8 @@ bool Engine::screen_arrival(const MatchHdr& h, const RtsInfo& info, const uint8_
   if (h.type == MsgType::kRts && peer(h.src_slot).awaiting_resend > 0 && resume_from(h, info, iovs)) return true;
   if (module_->on_arrival(envelope_of(h)) == ArrivalVerdict::kAccept) return false;
   // A duplicate: this process has the message already. A re-executed sender
-  // that waits for the match gets the answer it would have had, and so does
-  // its cancel of a message a cancel withdrew here before.
-  if (withdrawn_seqs_.count({h.src_slot, h.seq})) withdrawn_dups_.emplace(h.src_slot, h.sreq);
+  // that waits for the match gets the answer it would have had (its cancel
+  // too: withdrawn_seqs_).
   // A synchronous send still unmatched here completes at its match, not now.
   if (h.type == MsgType::kEager && (h.flags & kFlagSync) && rebind_duplicate(h)) return true;
   CtlHdr c{};
@@ -211,22 +210,23 @@ void Engine::resend_cancels(int32_t slot) {
   pool_.for_each_live([&](Request* w) {
     if (!w->cancel_pending || w->peer_slot != slot) return;
     // The message goes again, re-queued by the engine (same id) or injected
-    // from the log (a new id): the CANCEL names that copy and follows it on
-    // the link, so the new incarnation has it when the CANCEL comes.
-    uint64_t copy = 0;
+    // from the log (a new id): the CANCEL's reply must find that copy, and
+    // the CANCEL follows it on the link, so the new incarnation has it when
+    // the CANCEL comes. Not sent again, the receiver's checkpoint holds it
+    // (garbage collection took it from the log) or the receiver has it:
+    // the CANCEL names the message itself, as the first one did. Either way
+    // the receiver finds it by its sequence number, and one that withdrew
+    // it already answers "withdrawn" again.
+    uint64_t copy = w->mode == SendMode::kBuffered ? w->remote_req : w->id;
     for (const Pending& f : p.pending)
       if (f.req && f.req->seq == w->seq) copy = f.req->id;
-    FTMPI_LOG(kDebug, "p2p", "cancel of send seq %llu to slot %d asked again (copy %llu)",
+    FTMPI_LOG(kDebug, "p2p", "cancel of send seq %llu to slot %d asked again (message %llu)",
               static_cast<unsigned long long>(w->seq), slot, static_cast<unsigned long long>(copy));
-    if (copy == 0) {  // not sent again (the log says it was withdrawn, or holds nothing)
-      end_cancel_wait(w, false);
-      return;
-    }
     CtlHdr c{};
     c.type = MsgType::kCancel;
     c.sreq = copy;
     c.rreq = w->id;
-    c.offset = w->ctx;
+    c.offset = w->seq;
     send_ctl(slot, c);
   });
 }

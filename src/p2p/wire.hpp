@@ -26,7 +26,7 @@ namespace ftmpi::p2p {
 // spec/wire-p2p.md's version of these layouts. 2: MatchHdr carries the
 // channel sequence number (48 -> 56 bytes); 3: a module checksum (64 bytes);
 // 4: EAGER_SHORT (40 bytes).
-inline constexpr uint32_t kWireVersion = 5;
+inline constexpr uint32_t kWireVersion = 6;
 
 enum class MsgType : uint8_t {
   kEager = 1,
