@@ -75,6 +75,21 @@ class Logger {
   // received, and every message a peer had accepted from this slot sent
   // again. True once, when it happens (the caller reports it).
   bool take_caught_up() { return replay_ && caught_up(); }
+  // Every peer's RESENT is in and this incarnation sent each peer again
+  // what that peer had accepted from its slot: past the dead incarnation's
+  // last send.
+  bool sent_again() const;
+  // May a nonblocking collective's later round start now (Outcomes)? In a
+  // replay, one the log does not place waits until sent_again(): the dead
+  // incarnation started it after its last send (pessimism flushes a start
+  // before the next send), and started earlier, where the replay finds its
+  // input already there (re-sent logs arrive at once), its sends would
+  // take the numbers of sends the peers have (mpi23.nbc np 8 with
+  // checkpoints: a divergence).
+  bool round_may_start(uint64_t sched, uint32_t round) {
+    if (replay_ && !outcomes_.rounds_logged() && !sent_again()) return false;
+    return outcomes_.round_may_start(sched, round);
+  }
 
   // --- send side ---
   // Logs `env.len` bytes handed over in pieces: reserve, copy and hash,

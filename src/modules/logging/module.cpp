@@ -171,7 +171,7 @@ void Module::on_determinants_acked(uint64_t batch) {
 bool Module::round_may_start(uint64_t sched, uint32_t round) {
   Outcomes& o = logger_.outcomes();
   const size_t ahead = o.to_replay();
-  if (!o.round_may_start(sched, round)) return false;
+  if (!logger_.round_may_start(sched, round)) return false;
   if (o.to_replay() < ahead)
     FTMPI_LOG(kInfo, "logging", "nonblocking collective round replayed: schedule %llu round %u after %llu sends",
               static_cast<unsigned long long>(sched), round, static_cast<unsigned long long>(o.numbered()));

@@ -127,6 +127,8 @@ class Outcomes {
   // Its sends follow, then round_started().
   bool round_may_start(uint64_t sched, uint32_t round);
   void round_started() { in_round_ = false; }
+  // A replay has logged round starts left to force.
+  bool rounds_logged() const { return head(DetKind::kRound) != nullptr; }
   uint64_t numbered() const { return numbered_; }
   // Nonblocking collective schedules started and ended: a replay whose
   // next logged round is due before the next send while its schedule was

@@ -34,6 +34,7 @@ void Logger::resume_replay(const std::vector<uint8_t>& bytes, const std::set<uin
       outcomes_.withdrawn_before(d.slot, d.seq);
       continue;
     }
+    if (later || open) FTMPI_LOG(kDebug, "logging", "to replay: %s", describe(d).c_str());
     if (later || open) ahead.push_back(std::move(d));
   }
   FTMPI_LOG(kDebug, "logging", "resume: %zu of %zu determinants are after the checkpoint", ahead.size(), all.size());

@@ -401,6 +401,26 @@ TEST(Logger, RestartedProcessReplaysItsDeterminantsThenCatchesUp) {
   EXPECT_EQ(net[1].lg->stats().duplicates, 1u);
 }
 
+// A round the log does not place came after the dead incarnation's last
+// send: the replay starts it only once it sent again what the peers have
+// (before, its input there at once, it took the number of a message rank 1
+// had from the dead incarnation: a false divergence in mpi23.nbc).
+TEST(Logger, AnUnloggedRoundWaitsUntilTheReplayIsPastTheLastSend) {
+  Net net(2);
+  net[0].send(1, "a");
+  net[0].send(1, "b");
+  net.run();
+  Proc& a = net.restart({0});
+  net.run();
+  EXPECT_FALSE(a.lg->round_may_start(0, 1));
+  a.send(1, "a");
+  EXPECT_FALSE(a.lg->round_may_start(0, 1));
+  a.send(1, "b");
+  EXPECT_TRUE(a.lg->round_may_start(0, 1));
+  a.lg->outcomes().round_started();
+  EXPECT_TRUE(net[1].lg->round_may_start(0, 1));  // a survivor is never held
+}
+
 TEST(Logger, TwoRestartedPeersExchangeEverything) {
   Net net(3);
   net[0].send(1, "p");
