@@ -292,6 +292,23 @@ class Engine final : public rte::EventSink {
   // naming the re-sent copy (the answer went to the dead incarnation, and
   // the receiver answers a copy of a message it withdrew "withdrawn").
   void ask_cancels_again(int32_t slot) { resend_cancels(slot); }
+  // After resume: wildcard receives the image had posted and not matched
+  // were posted live (any source); `force` gives one of them, in posting
+  // order, the logged (slot, seq) of its match, as force_source does for a
+  // receive posted in a replay (false: nothing logged, it stays open).
+  template <typename Force>
+  void force_open_wildcards(Force&& force) {
+    match_.for_each([&](uint64_t, MatchTable::Queues& q) {
+      for (Request* r = q.posted_head; r;) {
+        Request* next = r->qnext;
+        int32_t slot = kAnySlot;
+        uint64_t seq = 0;
+        if (r->peer_rank == kAnySource && r->want_seq == 0 && force(static_cast<const Request*>(r), &slot, &seq))
+          restrict_wildcard(q, r, slot, seq);
+        r = next;
+      }
+    });
+  }
 
   // One non-blocking pass over everything; returns the number of events.
   int progress();
@@ -443,6 +460,8 @@ class Engine final : public rte::EventSink {
   void drop_collective_leftovers();
   void install_peer(int32_t slot, const rte::Card& c);  // the peer's queue must be empty or kept on purpose
   size_t replay_held();
+  // force_open_wildcards: `r` (posted in `q`) takes message (slot, seq) only.
+  void restrict_wildcard(MatchTable::Queues& q, Request* r, int32_t slot, uint64_t seq);
 
   // control frames (control.cpp)
   bool try_send_raw(Peer& p, const uint8_t* frame, size_t len);

@@ -63,6 +63,24 @@ void Module::resume_replay() {
   for (const Wild& w : wild_) matches.insert(w.index);
   for (const auto& [req, i] : cancels_) cancels.insert(i);
   logger_.resume_replay(dets, matches, cancels);
+  // The image's open wildcard receives were posted live, from any source:
+  // the ones the dead incarnation matched take its match now (they took
+  // whatever came first: p2p.order_wildcards diverged after restores from
+  // the memory store). By (context, tag) in posting order, as on_matched
+  // pairs them.
+  engine_.force_open_wildcards([&](const p2p::Request* r, int32_t* slot, uint64_t* seq) {
+    auto it = std::find_if(wild_.begin(), wild_.end(),
+                           [&](const Wild& w) { return !w.forced && w.ctx == r->ctx && w.tag == r->tag; });
+    if (it == wild_.end()) return false;
+    auto f = logger_.outcomes().forced_match(it->index);
+    if (!f) return false;
+    it->forced = true;
+    it->slot = f->slot;
+    it->seq = f->seq;
+    *slot = f->slot;
+    *seq = f->seq;
+    return true;
+  });
   rte::ReplayStats st;
   st.determinants = logger_.outcomes().to_replay();
   client_.report_replay(rte::ReplayPhase::kStart, st);
