@@ -33,6 +33,9 @@ void Engine::cancel(Request* w) {
   const bool buffered = w->mode == SendMode::kBuffered;
   const uint64_t msg_id = buffered ? w->remote_req : w->id;
   Request* m = buffered ? pool_.find(msg_id) : w;
+  // A buffered send's user request carries its message's number too, once
+  // the message is numbered (its internal request may be gone).
+  const uint64_t msg_seq = m && m->seq ? m->seq : w->seq;
   if (m && m->proto == Proto::kQueued && unqueue(m)) {  // never left this process
     mark_withdrawn(m);
     complete(m);
@@ -42,7 +45,7 @@ void Engine::cancel(Request* w) {
   Peer& p = peer(w->peer_slot);
   if (!p.alive) return;
   if (p.self) {
-    if (!withdraw_unexpected(self_.slot, m && m->seq ? m->seq : w->seq)) return;  // already received
+    if (!withdraw_unexpected(self_.slot, msg_seq)) return;  // already received
     if (m && m->proto != Proto::kDone) {
       mark_withdrawn(m);
       complete(m);
@@ -56,9 +59,7 @@ void Engine::cancel(Request* w) {
   c.type = MsgType::kCancel;
   c.sreq = msg_id;
   c.rreq = w->id;
-  // A buffered send's user request carries its message's number too, once
-  // the message is numbered (its internal request may be gone).
-  c.offset = m && m->seq ? m->seq : w->seq;
+  c.offset = msg_seq;
   send_ctl(w->peer_slot, c);
 }
 

@@ -460,6 +460,8 @@ class Engine final : public rte::EventSink {
   void drop_collective_leftovers();
   void install_peer(int32_t slot, const rte::Card& c);  // the peer's queue must be empty or kept on purpose
   size_t replay_held();
+  // `r` takes message (slot, seq) only (false: no such slot, left as it was).
+  bool aim_wildcard(Request* r, int32_t slot, uint64_t seq);
   // force_open_wildcards: `r` (posted in `q`) takes message (slot, seq) only.
   void restrict_wildcard(MatchTable::Queues& q, Request* r, int32_t slot, uint64_t seq);
 
@@ -472,7 +474,6 @@ class Engine final : public rte::EventSink {
   // cancel protocol (cancel.cpp)
   void mark_withdrawn(Request* r);
   bool unqueue(Request* m);
-  // Removes the unexpected message; its channel sequence number, 0: not there.
   // Drops message `seq` of src_slot's channel if it is unexpected here.
   bool withdraw_unexpected(int32_t src_slot, uint64_t seq);
   void on_cancel(int32_t from_slot, const CtlHdr& c);

@@ -29,13 +29,7 @@ bool Engine::quiescent() {
 }
 
 void Engine::restrict_wildcard(MatchTable::Queues& q, Request* r, int32_t slot, uint64_t seq) {
-  if (slot < 0 || static_cast<size_t>(slot) >= peers_.size()) {
-    FTMPI_LOG(kWarn, "p2p", "module forced an open wildcard receive to unknown slot %d; ignored", slot);
-    return;
-  }
-  r->peer_slot = slot;
-  r->peer_inc = peer(slot).inc;
-  r->want_seq = seq;
+  if (!aim_wildcard(r, slot, seq)) return;
   // Posted before its message arrived, unless that came as a re-sent copy.
   if (Unexpected* u = match_.find_unexpected(q, slot, r->tag, true, seq)) {
     match_.unpost(r);

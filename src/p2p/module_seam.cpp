@@ -68,15 +68,19 @@ void Engine::release_held() {
 void Engine::force_wildcard(Request* r) {
   int32_t slot = kAnySlot;
   uint64_t seq = 0;
-  if (!module_->force_source(r->ctx, r->tag, false, &slot, &seq)) return;
+  if (module_->force_source(r->ctx, r->tag, false, &slot, &seq)) aim_wildcard(r, slot, seq);
+}
+
+bool Engine::aim_wildcard(Request* r, int32_t slot, uint64_t seq) {
   if (slot < 0 || static_cast<size_t>(slot) >= peers_.size()) {
     FTMPI_LOG(kWarn, "p2p", "module forced a wildcard receive to unknown slot %d; ignored", slot);
-    return;
+    return false;
   }
   // Still reported as a wildcard receive (peer_rank stays MPI_ANY_SOURCE).
   r->peer_slot = slot;
   r->peer_inc = peer(slot).inc;
   r->want_seq = seq;
+  return true;
 }
 
 bool Engine::screen_arrival(const MatchHdr& h, const RtsInfo& info, const uint8_t* iovs) {

@@ -25,7 +25,8 @@ namespace ftmpi::p2p {
 
 // spec/wire-p2p.md's version of these layouts. 2: MatchHdr carries the
 // channel sequence number (48 -> 56 bytes); 3: a module checksum (64 bytes);
-// 4: EAGER_SHORT (40 bytes).
+// 4: EAGER_SHORT (40 bytes); 5: EAGER_SHORT with a module on too; 6: a
+// CANCEL names its message by sequence number.
 inline constexpr uint32_t kWireVersion = 6;
 
 enum class MsgType : uint8_t {

@@ -51,16 +51,14 @@ bool Logger::sent_again() const {
 }
 
 bool Logger::caught_up() {
-  if (outcomes_.replaying()) return false;
-  for (size_t s = 0; s < resent_upto_.size(); ++s) {
-    if (static_cast<int32_t>(s) == self_) continue;
-    if (resent_upto_[s] < 0 || in_.received(static_cast<int32_t>(s)) < static_cast<uint64_t>(resent_upto_[s]))
-      return false;
-  }
-  // Not past all the dead incarnation showed its peers yet: it may have
+  // Not past all the dead incarnation showed its peers yet, it may have
   // matched a message the replay has still to match, and a CANCEL of that
-  // message (deferred until now) must find it matched.
-  if (!sent_again()) return false;
+  // message (deferred until now) must find it matched. sent_again() also
+  // says every peer's RESENT is in.
+  if (outcomes_.replaying() || !sent_again()) return false;
+  for (size_t s = 0; s < resent_upto_.size(); ++s)
+    if (static_cast<int32_t>(s) != self_ && in_.received(static_cast<int32_t>(s)) < static_cast<uint64_t>(resent_upto_[s]))
+      return false;
   replay_ = false;
   return true;
 }
