@@ -7,11 +7,13 @@ in three configurations run interleaved:
 - ckpt: the same with --ckpt-interval (target: at most 1.05x plain);
 - ckpt+kills: the same with a random kill every --kill-every
   (`kill random at=E every=E`, fixed seed; target: under 1.3x plain).
-  Each kill restarts the rank from its latest image.
+  Each kill restarts the rank from its latest image;
+- library (with --library): the library without transparent mode, no
+  sender log at all (what the program costs without the modules).
 
   bench/ckpt/run_cg_ckpt.py [--build DIR] [--np 8] [--n 128] [--runs 3]
       [--tol T] [--maxit N] [--interval 10s] [--kill-every 45s] [--store local|memory|buddy|disk:DIR]
-      [--also-store STORE ...] [--also-args "MPIRUN ARGS" ...] [--also-env VAR=VALUE ...]
+      [--also-store STORE ...] [--also-args "MPIRUN ARGS" ...] [--also-env VAR=VALUE ...] [--library]
 
 --also-store adds a configuration "ckpt (STORE)": the same checkpoints with
 another store, in the same interleaved rounds (e.g. local beside memory:
@@ -50,7 +52,9 @@ def load():
 
 def run(a, extra, env=None):
     exe = os.path.join(a.build, "examples", "cg_checksum")
-    cmd = [os.path.join(a.build, "bin", "mpirun"), "-np", str(a.np), "--ft-transparent", "--summary"] + extra
+    # extra None: the library without transparent mode.
+    mode = [] if extra is None else ["--ft-transparent"]
+    cmd = [os.path.join(a.build, "bin", "mpirun"), "-np", str(a.np)] + mode + ["--summary"] + (extra or [])
     cmd += [exe, "-n", str(a.n), "-q"] + (["-t", a.tol] if a.tol else []) + (["-i", str(a.maxit)] if a.maxit else [])
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=dict(os.environ, **(env or {})))
@@ -84,6 +88,8 @@ def main():
     ap.add_argument("--also-args", action="append", default=[])
     ap.add_argument("--also-env", action="append", default=[])
     ap.add_argument("--settle", type=float, default=15.0)
+    ap.add_argument("--library", action="store_true",
+                    help="add the library without transparent mode (no sender log) as a configuration")
     a = ap.parse_args()
     if not os.path.exists(os.path.join(a.build, "examples", "cg_checksum")):
         raise SystemExit("build/examples/cg_checksum is not built (needs ISA-L)")
@@ -93,6 +99,8 @@ def main():
     configs += [(f"ckpt ({s})", ["--ckpt-interval=" + a.interval, "--ckpt-store=" + s], {}) for s in a.also_store]
     configs += [(f"ckpt ({x})", ckpt + shlex.split(x), {}) for x in a.also_args]
     configs += [(f"ckpt ({x})", ckpt, dict([x.split("=", 1)])) for x in a.also_env]
+    if a.library:
+        configs.append(("library", None, {}))
     print(load())
     res = {name: [] for name, _, _ in configs}
     for rnd in range(a.runs):

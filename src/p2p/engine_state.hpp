@@ -65,6 +65,7 @@ struct Engine::Peer {
   int awaiting_resend = 0;  // stale RTSs of it, matched or not (resume_from)
   bool successor_held = false;  // frames of its next incarnation wait in held_
   std::deque<Pending> pending;  // frames waiting for ring space, in order
+  size_t inject_hint = 0;       // where inject() looks first: after its last entry
 };
 
 struct Engine::Held {
