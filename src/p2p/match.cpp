@@ -23,6 +23,7 @@ void MatchTable::free_unexpected(Unexpected* u) {
   u->payload.clear();
   u->stale = false;
   u->next = u->prev = nullptr;
+  u->src_next = u->src_prev = nullptr;
   spares_.push_back(u);
 }
 
@@ -71,14 +72,17 @@ void MatchTable::unpost(Request* r) {
 }
 
 Unexpected* MatchTable::find_unexpected(Queues& q, int32_t src_slot, int tag, bool take, uint64_t seq) {
-  for (Unexpected* u = q.unexp_head; u; u = u->next) {
-    if (src_slot != kAnySlot && u->hdr.src_slot != src_slot) continue;
-    if (tag != kAnyTag && u->hdr.tag != tag) continue;
-    if (seq != 0 && u->hdr.seq != seq) continue;
-    if (take) remove_unexpected(q, u);
-    return u;
+  if (!q.unexp_head) return nullptr;
+  Unexpected* u = nullptr;
+  if (src_slot == kAnySlot) {
+    for (u = q.unexp_head; u; u = u->next)
+      if ((tag == kAnyTag || u->hdr.tag == tag) && (seq == 0 || u->hdr.seq == seq)) break;
+  } else if (src_slot >= 0 && static_cast<size_t>(src_slot) < q.by_src.size()) {
+    for (u = q.by_src[static_cast<size_t>(src_slot)].head; u; u = u->src_next)
+      if ((tag == kAnyTag || u->hdr.tag == tag) && (seq == 0 || u->hdr.seq == seq)) break;
   }
-  return nullptr;
+  if (u && take) remove_unexpected(q, u);
+  return u;
 }
 
 void MatchTable::add_unexpected(Queues& q, Unexpected* u) {
@@ -87,6 +91,14 @@ void MatchTable::add_unexpected(Queues& q, Unexpected* u) {
   if (q.unexp_tail) q.unexp_tail->next = u;
   else q.unexp_head = u;
   q.unexp_tail = u;
+  const size_t src = static_cast<size_t>(u->hdr.src_slot);
+  if (src >= q.by_src.size()) q.by_src.resize(src + 1);
+  Queues::Chain& c = q.by_src[src];
+  u->src_next = nullptr;
+  u->src_prev = c.tail;
+  if (c.tail) c.tail->src_next = u;
+  else c.head = u;
+  c.tail = u;
 }
 
 void MatchTable::remove_unexpected(Queues& q, Unexpected* u) {
@@ -94,7 +106,13 @@ void MatchTable::remove_unexpected(Queues& q, Unexpected* u) {
   else q.unexp_head = u->next;
   if (u->next) u->next->prev = u->prev;
   else q.unexp_tail = u->prev;
+  Queues::Chain& c = q.by_src[static_cast<size_t>(u->hdr.src_slot)];
+  if (u->src_prev) u->src_prev->src_next = u->src_next;
+  else c.head = u->src_next;
+  if (u->src_next) u->src_next->src_prev = u->src_prev;
+  else c.tail = u->src_prev;
   u->next = u->prev = nullptr;
+  u->src_next = u->src_prev = nullptr;
 }
 
 }  // namespace ftmpi::p2p
