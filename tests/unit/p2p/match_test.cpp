@@ -98,3 +98,30 @@ TEST(Match, UnpostFromMiddleKeepsOrder) {
   EXPECT_EQ(t.take_posted(q, 0, 1), &a);
   EXPECT_EQ(t.take_posted(q, 0, 1), &c);
 }
+
+TEST(Match, EachSourceKeepsItsOwnOrderAcrossRemovals) {
+  MatchTable t;
+  auto& q = t.queues(8);
+  // Interleaved arrivals of two sources, then one from a slot seen late.
+  Unexpected* a1 = msg(t, 0, 1);
+  Unexpected* b1 = msg(t, 2, 1);
+  Unexpected* a2 = msg(t, 0, 2);
+  Unexpected* b2 = msg(t, 2, 2);
+  Unexpected* a3 = msg(t, 0, 1);
+  Unexpected* c1 = msg(t, 5, 1);
+  for (Unexpected* u : {a1, b1, a2, b2, a3, c1}) t.add_unexpected(q, u);
+  // Taken from the middle of both chains: the rest stays in order in each.
+  EXPECT_EQ(t.find_unexpected(q, 0, 2, true), a2);
+  EXPECT_EQ(t.find_unexpected(q, 2, kAnyTag, false), b1);
+  t.remove_unexpected(q, b1);  // as a cancel does
+  EXPECT_EQ(t.find_unexpected(q, kAnySlot, 1, false), a1);
+  EXPECT_EQ(t.find_unexpected(q, 5, kAnyTag, true), c1);
+  EXPECT_EQ(t.find_unexpected(q, 0, 1, true), a1);
+  EXPECT_EQ(t.find_unexpected(q, kAnySlot, kAnyTag, true), b2);  // oldest of all left
+  EXPECT_EQ(t.find_unexpected(q, 2, kAnyTag, true), nullptr);
+  EXPECT_EQ(t.find_unexpected(q, 0, kAnyTag, true), a3);
+  EXPECT_EQ(q.unexp_head, nullptr);
+  EXPECT_EQ(q.unexp_tail, nullptr);
+  EXPECT_EQ(t.find_unexpected(q, 7, kAnyTag, true), nullptr);  // a slot never seen
+  for (Unexpected* u : {a1, b1, a2, b2, a3, c1}) t.free_unexpected(u);
+}
