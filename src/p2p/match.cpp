@@ -71,48 +71,59 @@ void MatchTable::unpost(Request* r) {
   r->qnext = r->qprev = nullptr;
 }
 
+namespace {
+// An unexpected message is on two chains (every source in arrival order,
+// and its own source's): the links are written once, `Next` and `Prev`
+// naming the chain.
+template <Unexpected* Unexpected::*Next, Unexpected* Unexpected::*Prev>
+void append(Unexpected*& head, Unexpected*& tail, Unexpected* u) {
+  u->*Next = nullptr;
+  u->*Prev = tail;
+  if (tail) tail->*Next = u;
+  else head = u;
+  tail = u;
+}
+
+template <Unexpected* Unexpected::*Next, Unexpected* Unexpected::*Prev>
+void unlink(Unexpected*& head, Unexpected*& tail, Unexpected* u) {
+  if (u->*Prev) (u->*Prev)->*Next = u->*Next;
+  else head = u->*Next;
+  if (u->*Next) (u->*Next)->*Prev = u->*Prev;
+  else tail = u->*Prev;
+  u->*Next = u->*Prev = nullptr;
+}
+
+// The first message from `u` on along the chain that fits tag and seq.
+template <Unexpected* Unexpected::*Next>
+Unexpected* first_fit(Unexpected* u, int tag, uint64_t seq) {
+  for (; u; u = u->*Next)
+    if ((tag == kAnyTag || u->hdr.tag == tag) && (seq == 0 || u->hdr.seq == seq)) return u;
+  return nullptr;
+}
+}  // namespace
+
 Unexpected* MatchTable::find_unexpected(Queues& q, int32_t src_slot, int tag, bool take, uint64_t seq) {
   if (!q.unexp_head) return nullptr;
   Unexpected* u = nullptr;
-  if (src_slot == kAnySlot) {
-    for (u = q.unexp_head; u; u = u->next)
-      if ((tag == kAnyTag || u->hdr.tag == tag) && (seq == 0 || u->hdr.seq == seq)) break;
-  } else if (src_slot >= 0 && static_cast<size_t>(src_slot) < q.by_src.size()) {
-    for (u = q.by_src[static_cast<size_t>(src_slot)].head; u; u = u->src_next)
-      if ((tag == kAnyTag || u->hdr.tag == tag) && (seq == 0 || u->hdr.seq == seq)) break;
-  }
+  if (src_slot == kAnySlot) u = first_fit<&Unexpected::next>(q.unexp_head, tag, seq);
+  else if (src_slot >= 0 && static_cast<size_t>(src_slot) < q.by_src.size())
+    u = first_fit<&Unexpected::src_next>(q.by_src[static_cast<size_t>(src_slot)].head, tag, seq);
   if (u && take) remove_unexpected(q, u);
   return u;
 }
 
 void MatchTable::add_unexpected(Queues& q, Unexpected* u) {
-  u->next = nullptr;
-  u->prev = q.unexp_tail;
-  if (q.unexp_tail) q.unexp_tail->next = u;
-  else q.unexp_head = u;
-  q.unexp_tail = u;
+  append<&Unexpected::next, &Unexpected::prev>(q.unexp_head, q.unexp_tail, u);
   const size_t src = static_cast<size_t>(u->hdr.src_slot);
   if (src >= q.by_src.size()) q.by_src.resize(src + 1);
   Queues::Chain& c = q.by_src[src];
-  u->src_next = nullptr;
-  u->src_prev = c.tail;
-  if (c.tail) c.tail->src_next = u;
-  else c.head = u;
-  c.tail = u;
+  append<&Unexpected::src_next, &Unexpected::src_prev>(c.head, c.tail, u);
 }
 
 void MatchTable::remove_unexpected(Queues& q, Unexpected* u) {
-  if (u->prev) u->prev->next = u->next;
-  else q.unexp_head = u->next;
-  if (u->next) u->next->prev = u->prev;
-  else q.unexp_tail = u->prev;
+  unlink<&Unexpected::next, &Unexpected::prev>(q.unexp_head, q.unexp_tail, u);
   Queues::Chain& c = q.by_src[static_cast<size_t>(u->hdr.src_slot)];
-  if (u->src_prev) u->src_prev->src_next = u->src_next;
-  else c.head = u->src_next;
-  if (u->src_next) u->src_next->src_prev = u->src_prev;
-  else c.tail = u->src_prev;
-  u->next = u->prev = nullptr;
-  u->src_next = u->src_prev = nullptr;
+  unlink<&Unexpected::src_next, &Unexpected::src_prev>(c.head, c.tail, u);
 }
 
 }  // namespace ftmpi::p2p
